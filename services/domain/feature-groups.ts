@@ -1,0 +1,100 @@
+// Kepler's feature vocabulary, exactly as the reference's util/train_types.py defines it (spec §1).
+// Every feature list is sorted alphabetically, as the reference's deep_sort does.
+import { InvalidInputError } from "./errors.js";
+
+export const SYSTEM_FEATURES = ["node_info", "cpu_scaling_frequency_hertz"] as const;
+export const COUNTER_FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"] as const;
+export const BPF_FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"] as const;
+export const IRQ_FEATURES = ["bpf_block_irq", "bpf_net_rx_irq", "bpf_net_tx_irq"] as const;
+export const ACCELERATOR_FEATURES = ["accelerator_intel_qat"] as const;
+export const WORKLOAD_FEATURES = [...COUNTER_FEATURES, ...BPF_FEATURES, ...IRQ_FEATURES, ...ACCELERATOR_FEATURES] as const;
+
+/** Feature groups in the reference's dict order (the order model selection scans them). */
+export const FEATURE_GROUP_NAMES = [
+  "Full",
+  "WorkloadOnly",
+  "CounterOnly",
+  "BPFOnly",
+  "BPFIRQ",
+  "CounterIRQCombined",
+  "Basic",
+  "AcceleratorOnly",
+  "ThirdParty",
+] as const;
+export type FeatureGroupName = (typeof FEATURE_GROUP_NAMES)[number];
+
+const sorted = (features: readonly string[]): readonly string[] => [...features].sort();
+
+const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, readonly string[]> = {
+  Full: sorted([...WORKLOAD_FEATURES, ...SYSTEM_FEATURES]),
+  WorkloadOnly: sorted(WORKLOAD_FEATURES),
+  CounterOnly: sorted(COUNTER_FEATURES),
+  BPFOnly: sorted(BPF_FEATURES),
+  BPFIRQ: sorted([...BPF_FEATURES, ...IRQ_FEATURES]),
+  CounterIRQCombined: sorted([...COUNTER_FEATURES, ...IRQ_FEATURES]),
+  Basic: sorted([...COUNTER_FEATURES, ...BPF_FEATURES]),
+  AcceleratorOnly: sorted(ACCELERATOR_FEATURES),
+};
+
+/**
+ * The sorted feature list of a group. ThirdParty is the user's metrics (sorted); the reference
+ * builds it at runtime with update_thirdparty_metrics, we pass the metrics in explicitly.
+ */
+export function featuresOf(group: FeatureGroupName, thirdPartyMetrics: readonly string[] = []): readonly string[] {
+  if (group === "ThirdParty") return sorted(thirdPartyMetrics);
+  return FIXED_GROUP_FEATURES[group];
+}
+
+/** Parses a group name, throwing InvalidInputError naming `field` for an unknown one. */
+export function assertFeatureGroup(name: string, field = "feature_group"): FeatureGroupName {
+  if ((FEATURE_GROUP_NAMES as readonly string[]).includes(name)) return name as FeatureGroupName;
+  throw new InvalidInputError(field, `unknown feature group "${name}" (known: ${FEATURE_GROUP_NAMES.join(", ")})`);
+}
+
+/** Every fixed group whose features are all in `available`, in the reference's dict order. */
+export function validFeatureGroups(available: readonly string[]): FeatureGroupName[] {
+  const have = new Set(available);
+  return (Object.keys(FIXED_GROUP_FEATURES) as Array<keyof typeof FIXED_GROUP_FEATURES>).filter((group) =>
+    FIXED_GROUP_FEATURES[group].every((feature) => have.has(feature)),
+  );
+}
+
+/** The group whose sorted feature list equals the sorted input, or undefined (the reference's Unknown). */
+export function featureGroupOf(features: readonly string[]): FeatureGroupName | undefined {
+  const key = sorted(features).join(",");
+  return (Object.keys(FIXED_GROUP_FEATURES) as Array<keyof typeof FIXED_GROUP_FEATURES>).find(
+    (group) => FIXED_GROUP_FEATURES[group].join(",") === key,
+  );
+}
+
+// main_feature(): the single feature the curve-fit trainers use (reference default_main_feature_map
+// and default_dram_feature_map).
+const MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
+  Full: "cpu_instructions",
+  WorkloadOnly: "cpu_instructions",
+  CounterOnly: "cpu_instructions",
+  CounterIRQCombined: "cpu_instructions",
+  Basic: "cpu_instructions",
+  BPFOnly: "bpf_cpu_time_ms",
+  BPFIRQ: "bpf_cpu_time_ms",
+  AcceleratorOnly: "accelerator_intel_qat",
+};
+const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
+  Full: "cache_miss",
+  WorkloadOnly: "cache_miss",
+  CounterOnly: "cache_miss",
+  CounterIRQCombined: "cache_miss",
+  Basic: "cache_miss",
+  BPFOnly: "bpf_page_cache_hit",
+  BPFIRQ: "bpf_page_cache_hit",
+};
+
+/**
+ * Index (into the group's sorted features) of the main feature for a component, as the reference's
+ * main_feature(fg, component). Groups without a mapping (ThirdParty) use feature 0.
+ */
+export function mainFeatureIndex(group: FeatureGroupName, component: string, features: readonly string[] = featuresOf(group)): number {
+  const name = component === "dram" ? (DRAM_MAIN_FEATURE[group] ?? MAIN_FEATURE[group]) : MAIN_FEATURE[group];
+  const index = name === undefined ? -1 : features.indexOf(name);
+  return index < 0 ? 0 : index;
+}

@@ -1,0 +1,3 @@
+// The one WASM module every service imports. One file per kernel family; this file only re-exports.
+export { allocBytes, freeBytes } from "./memory";
+export { counterToRate, RESET_AS_PROMETHEUS, RESET_REPEAT_PREVIOUS } from "./rates";

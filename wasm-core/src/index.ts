@@ -1,0 +1,4 @@
+// The typed wrapper over wasm-core: the only code that touches raw exports.
+export { F64Buffer, withBuffers } from "./f64-buffer.js";
+export { type CounterResetPolicy, counterToRate, counterToRateInWasm } from "./rates.js";
+export { KernelStatus, WasmKernelError, assertKernelOk } from "./status.js";

@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+
+/** Raw exports of wasm-core/build/core.wasm. Only files in wasm-core/src touch these. */
+export interface CoreExports {
+  memory: WebAssembly.Memory;
+  allocBytes(size: number): number;
+  freeBytes(ptr: number): void;
+  counterToRate(timestampsPtr: number, valuesPtr: number, n: number, outPtr: number, resetPolicy: number): number;
+  [kernel: string]: unknown;
+}
+
+let instance: CoreExports | undefined;
+
+/** The module instance, compiled and instantiated on first use (nothing happens at import time). */
+export function core(): CoreExports {
+  if (instance === undefined) instance = instantiate();
+  return instance;
+}
+
+function instantiate(): CoreExports {
+  const wasmUrl = new URL("../build/core.wasm", import.meta.url);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(wasmUrl);
+  } catch (cause) {
+    throw new Error(`wasm-core is not built (${wasmUrl.pathname} missing): run \`npm run build\``, { cause });
+  }
+  const module = new WebAssembly.Module(bytes);
+  let memory: WebAssembly.Memory | undefined;
+  const imports = {
+    env: {
+      // AssemblyScript calls abort on a failed assertion or an out-of-bounds access: a bug, not bad input.
+      abort(messagePtr: number, filePtr: number, line: number, column: number): never {
+        const text = (ptr: number) => (memory && ptr ? readString(memory, ptr) : "?");
+        throw new Error(`wasm-core abort: ${text(messagePtr)} at ${text(filePtr)}:${line}:${column}`);
+      },
+      seed(): number {
+        return Date.now();
+      },
+      trace(): void {},
+    },
+  };
+  const exports = new WebAssembly.Instance(module, imports).exports as unknown as CoreExports;
+  memory = exports.memory;
+  return exports;
+}
+
+// AssemblyScript strings are UTF-16 with the byte length stored 4 bytes before the pointer.
+function readString(memory: WebAssembly.Memory, ptr: number): string {
+  const byteLength = new Uint32Array(memory.buffer, ptr - 4, 1)[0] ?? 0;
+  return String.fromCharCode(...new Uint16Array(memory.buffer, ptr, byteLength >>> 1));
+}
