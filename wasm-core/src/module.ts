@@ -25,7 +25,7 @@ function instantiate(): CoreExports {
   } catch (cause) {
     throw new Error(`wasm-core is not built (${wasmUrl.pathname} missing): run \`npm run build\``, { cause });
   }
-  const module = new WebAssembly.Module(bytes);
+  const module = new WebAssembly.Module(new Uint8Array(bytes));
   let memory: WebAssembly.Memory | undefined;
   const imports = {
     env: {

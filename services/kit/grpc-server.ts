@@ -1,0 +1,80 @@
+import { type CompatServiceDefinition, createServer } from "nice-grpc";
+import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
+import { createCallMiddleware } from "./call-middleware.js";
+import type { Logger } from "./logger.js";
+import { withTolerantDecoding } from "./malformed-request.js";
+import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
+import { addReflection } from "./reflection.js";
+
+/** A service to host: a generated ts-proto definition and its implementation. */
+export interface HostedService {
+  // biome-ignore lint/suspicious/noExplicitAny: implementations are checked where they are written.
+  definition: CompatServiceDefinition & { fullName: string } & Record<string, any>;
+  // biome-ignore lint/suspicious/noExplicitAny: see above.
+  implementation: any;
+}
+
+export interface GrpcServerOptions {
+  /** Short name for logs, e.g. "estimator". */
+  serviceName: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  logger: Logger;
+  services: HostedService[];
+  limits?: MessageLimits;
+  /** How long shutdown waits for in-flight calls before cancelling them. */
+  shutdownGraceMs?: number;
+}
+
+/** A running server: the bound port and a graceful close. */
+export interface ServerHandle {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  /** Stops accepting calls, lets in-flight calls finish (up to the grace period), then resolves. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for ""),
+ * reflection v1 + v1alpha, explicit message limits, error mapping and per-call logging.
+ */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<ServerHandle> {
+  const logger = options.logger.child({ service: options.serviceName });
+  const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
+  const withCalls = server.with(createCallMiddleware(logger));
+  for (const { definition, implementation } of options.services) {
+    withCalls.add(withTolerantDecoding(definition), implementation);
+  }
+  const health = HealthState();
+  server.add(HealthDefinition, HealthServiceImpl(health));
+  const names = options.services.map(({ definition }) => definition.fullName);
+  addReflection(server, names);
+
+  const port = await server.listen(`${options.host}:${options.port}`);
+  for (const name of ["", ...names]) health.setStatus("healthy", name);
+  const address = `${options.host}:${port}`;
+  logger.info({ address, services: names }, "listening");
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      for (const name of ["", ...names]) health.setStatus("unhealthy", name);
+      const graceMs = options.shutdownGraceMs ?? 10_000;
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logger.warn({ graceMs }, "in-flight calls still running after the grace period; cancelling them");
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+      });
+      await Promise.race([server.shutdown(), forced]);
+      clearTimeout(timer);
+      logger.info({ address }, "stopped");
+    })();
+    return closing;
+  };
+  return { name: options.serviceName, address, port, close };
+}
