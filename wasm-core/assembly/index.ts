@@ -1,3 +1,4 @@
 // The one WASM module every service imports. One file per kernel family; this file only re-exports.
 export { allocBytes, freeBytes } from "./memory";
 export { counterToRate, RESET_AS_PROMETHEUS, RESET_REPEAT_PREVIOUS } from "./rates";
+export { takeRows, columnStats, multiplyRows, rowsWhereEqual, distinctValues, indexOfValues, complementRows } from "./gather";

@@ -2,3 +2,15 @@
 export { F64Buffer, withBuffers } from "./f64-buffer.js";
 export { type CounterResetPolicy, counterToRate, counterToRateInWasm } from "./rates.js";
 export { KernelStatus, WasmKernelError, assertKernelOk } from "./status.js";
+export {
+  type ColumnStats,
+  columnStats,
+  complementRows,
+  distinctValues,
+  indexOfValues,
+  multiplyRows,
+  rowsWhereEqual,
+  takeElements,
+  takeRows,
+  vectorStats,
+} from "./gather.js";

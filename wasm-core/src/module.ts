@@ -6,6 +6,13 @@ export interface CoreExports {
   allocBytes(size: number): number;
   freeBytes(ptr: number): void;
   counterToRate(timestampsPtr: number, valuesPtr: number, n: number, outPtr: number, resetPolicy: number): number;
+  takeRows(xPtr: number, rows: number, cols: number, rowsPtr: number, nRows: number, outPtr: number): number;
+  columnStats(xPtr: number, rows: number, cols: number, outPtr: number): number;
+  multiplyRows(xPtr: number, rows: number, cols: number, factorsPtr: number, outPtr: number): number;
+  rowsWhereEqual(valuesPtr: number, n: number, value: number, outPtr: number): number;
+  distinctValues(valuesPtr: number, n: number, scratchPtr: number, outPtr: number): number;
+  indexOfValues(haystackPtr: number, n: number, needlesPtr: number, m: number, scratchPtr: number, outPtr: number): number;
+  complementRows(n: number, rowsPtr: number, m: number, markPtr: number, outPtr: number): number;
   [kernel: string]: unknown;
 }
 
