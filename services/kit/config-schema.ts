@@ -11,7 +11,8 @@ export interface ConfigKey<T> {
   readonly check?: (value: T) => string | undefined;
 }
 
-export type ConfigSchema = Record<string, ConfigKey<unknown>>;
+// biome-ignore lint/suspicious/noExplicitAny: keys of any value type; ConfigOf recovers each type.
+export type ConfigSchema = Record<string, ConfigKey<any>>;
 export type ConfigOf<S extends ConfigSchema> = { -readonly [K in keyof S]: S[K]["default"] };
 
 /** Flags as parsed from the command line: `--model-path x` -> { "model-path": "x" }. */
@@ -32,7 +33,8 @@ export function readConfig<S extends ConfigSchema>(schema: S, env: NodeJS.Proces
   return config as ConfigOf<S>;
 }
 
-function parseValue(key: ConfigKey<unknown>, raw: string | boolean, source: string): unknown {
+// biome-ignore lint/suspicious/noExplicitAny: see ConfigSchema.
+function parseValue(key: ConfigKey<any>, raw: string | boolean, source: string): unknown {
   const text = String(raw);
   switch (key.type) {
     case "string":

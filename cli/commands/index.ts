@@ -1,0 +1,5 @@
+import type { Command } from "../command.js";
+import { serveCommand } from "./serve.js";
+
+/** Every `kepler-model` subcommand, in the order `--help` lists them. Add one line per new command file. */
+export const COMMANDS: readonly Command[] = [serveCommand];

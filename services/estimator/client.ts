@@ -1,0 +1,7 @@
+import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
+import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+
+/** A typed client for the estimator service at host:port. */
+export function createEstimatorClient(address: string): PeerClient<typeof EstimatorServiceDefinition> {
+  return createPeerClient(EstimatorServiceDefinition, address);
+}

@@ -1,0 +1,16 @@
+import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+
+/** Settings of the isolator service: every key has a type, default, env var, flag and description. */
+export const isolatorConfigSchema = {
+  host: hostKey,
+  port: portKey("isolator"),
+  registryAddress: peerAddressKey("registry"),
+} satisfies ConfigSchema;
+
+export type IsolatorConfig = ConfigOf<typeof isolatorConfigSchema>;
+
+/** Reads the isolator config from flags and environment, validated once. */
+export function readIsolatorConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): IsolatorConfig {
+  return readConfig(isolatorConfigSchema, env, flags);
+}
