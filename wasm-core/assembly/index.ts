@@ -2,3 +2,18 @@
 export { allocBytes, freeBytes } from "./memory";
 export { counterToRate, RESET_AS_PROMETHEUS, RESET_REPEAT_PREVIOUS } from "./rates";
 export { takeRows, columnStats, multiplyRows, rowsWhereEqual, distinctValues, indexOfValues, complementRows } from "./gather";
+export {
+  unionSorted,
+  intersectSorted,
+  locateOnAxis,
+  accumulateOnAxis,
+  sumOverKeys,
+  gatherByIndex,
+  meanOrMissing,
+  keepPowerRows,
+  countContainerRows,
+  gatherContainerRows,
+  gatherNodeRows,
+} from "./aggregate";
+export { rollingMean } from "./rolling";
+export { pearsonColumns } from "./correlation";

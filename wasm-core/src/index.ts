@@ -14,3 +14,23 @@ export {
   takeRows,
   vectorStats,
 } from "./gather.js";
+export {
+  type F64Slice,
+  type GatheredRows,
+  type RowLevelColumns,
+  accumulateOnAxis,
+  copySlice,
+  gatherByIndex,
+  gatherContainerRows,
+  gatherNodeRows,
+  intersectionOfSorted,
+  keepPowerRows,
+  locateOnAxis,
+  meanOrMissing,
+  readSlice,
+  sliceOf,
+  sumOverKeys,
+  unionOfSorted,
+} from "./aggregate.js";
+export { rollingMeanColumns } from "./rolling.js";
+export { pearsonWithTarget } from "./correlation.js";

@@ -13,6 +13,44 @@ export interface CoreExports {
   distinctValues(valuesPtr: number, n: number, scratchPtr: number, outPtr: number): number;
   indexOfValues(haystackPtr: number, n: number, needlesPtr: number, m: number, scratchPtr: number, outPtr: number): number;
   complementRows(n: number, rowsPtr: number, m: number, markPtr: number, outPtr: number): number;
+  unionSorted(aPtr: number, na: number, bPtr: number, nb: number, outPtr: number): number;
+  intersectSorted(aPtr: number, na: number, bPtr: number, nb: number, outPtr: number): number;
+  locateOnAxis(axisPtr: number, nAxis: number, tsPtr: number, n: number, outPtr: number): number;
+  accumulateOnAxis(axisPtr: number, nAxis: number, tsPtr: number, valuesPtr: number, n: number, sumsPtr: number, countsPtr: number): number;
+  sumOverKeys(gridPtr: number, planes: number, keys: number, steps: number, outPtr: number): number;
+  gatherByIndex(srcPtr: number, nSrc: number, indexPtr: number, n: number, missing: number, outPtr: number): number;
+  meanOrMissing(sumsPtr: number, countsPtr: number, n: number, missing: number, truncate: number, outPtr: number): number;
+  keepPowerRows(axisPtr: number, n: number, colsPtr: number, nCols: number, nSumCols: number): number;
+  countContainerRows(presencePtr: number, keys: number, steps: number, rowIndexPtr: number): number;
+  gatherContainerRows(
+    gridPtr: number,
+    planes: number,
+    keys: number,
+    steps: number,
+    presencePtr: number,
+    rowIndexPtr: number,
+    rowColsPtr: number,
+    nRowCols: number,
+    nRows: number,
+    outPtr: number,
+    nOut: number,
+    outKeyPtr: number,
+    outStepPtr: number,
+  ): number;
+  gatherNodeRows(
+    sumsPtr: number,
+    planes: number,
+    steps: number,
+    presenceSumsPtr: number,
+    rowIndexPtr: number,
+    rowColsPtr: number,
+    nRowCols: number,
+    nRows: number,
+    outPtr: number,
+    outStepPtr: number,
+  ): number;
+  rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;
+  pearsonColumns(xPtr: number, rows: number, cols: number, yPtr: number, outPtr: number): number;
   [kernel: string]: unknown;
 }
 

@@ -1,0 +1,225 @@
+import { F64Buffer, withBuffers } from "./f64-buffer.js";
+import { core } from "./module.js";
+import { assertKernelOk } from "./status.js";
+
+/**
+ * A run of float64 values inside wasm memory: a whole F64Buffer or part of one. Slices do not own
+ * memory; the buffer they point into must outlive them.
+ */
+export interface F64Slice {
+  readonly ptr: number;
+  readonly length: number;
+}
+
+/** The slice of `buffer` starting at element `offset` with `length` elements. */
+export function sliceOf(buffer: F64Slice, offset: number, length: number): F64Slice {
+  if (offset < 0 || length < 0 || offset + length > buffer.length) {
+    throw new RangeError(`slice [${offset}, ${offset + length}) outside a block of ${buffer.length} values`);
+  }
+  return { ptr: buffer.ptr + offset * 8, length };
+}
+
+/** A copy of a slice's values in JavaScript memory. */
+export function readSlice(slice: F64Slice): Float64Array {
+  return new Float64Array(core().memory.buffer, slice.ptr, slice.length).slice();
+}
+
+/** Copies `length` values between slices inside wasm memory (one bulk move). */
+export function copySlice(from: F64Slice, to: F64Slice): void {
+  if (to.length < from.length) throw new RangeError("copySlice: destination is shorter than the source");
+  new Uint8Array(core().memory.buffer).copyWithin(to.ptr, from.ptr, from.ptr + from.length * 8);
+}
+
+function exact(source: F64Buffer, length: number): F64Buffer {
+  const out = F64Buffer.alloc(length);
+  copySlice(sliceOf(source, 0, length), out);
+  return out;
+}
+
+/**
+ * The sorted union (each value once) of strictly increasing blocks, e.g. the timestamps of every
+ * series of a metric: the extractor's timestamp axis. The caller frees the result.
+ */
+export function unionOfSorted(blocks: Iterable<F64Slice>): F64Buffer {
+  return combineSorted(blocks, "unionSorted");
+}
+
+/** The values present in every one of the strictly increasing blocks. The caller frees the result. */
+export function intersectionOfSorted(blocks: Iterable<F64Slice>): F64Buffer {
+  return combineSorted(blocks, "intersectSorted");
+}
+
+function combineSorted(blocks: Iterable<F64Slice>, kernel: "unionSorted" | "intersectSorted"): F64Buffer {
+  const exports = core();
+  let current: F64Buffer | undefined;
+  let used = 0;
+  for (const block of blocks) {
+    if (current === undefined) {
+      current = F64Buffer.alloc(block.length);
+      copySlice(block, current);
+      used = block.length;
+      continue;
+    }
+    const next = F64Buffer.alloc(used + block.length);
+    const count = exports[kernel](current.ptr, used, block.ptr, block.length, next.ptr);
+    current.free();
+    assertKernelOk(kernel, Math.min(count , 0));
+    current = next;
+    used = count;
+  }
+  if (current === undefined) return F64Buffer.alloc(0);
+  if (used === current.length) return current;
+  return withBuffers([current], () => exact(current, used));
+}
+
+/** For each timestamp, its index on the axis or -1. The caller frees the result. */
+export function locateOnAxis(axis: F64Slice, timestamps: F64Slice): F64Buffer {
+  const out = F64Buffer.alloc(timestamps.length);
+  assertKernelOk("locateOnAxis", core().locateOnAxis(axis.ptr, axis.length, timestamps.ptr, timestamps.length, out.ptr));
+  return out;
+}
+
+/**
+ * Adds samples into per-step sums and counts on an axis (group-by-timestamp sum): NaN values add 0.
+ * Returns how many samples had a timestamp the axis lacks (they are skipped).
+ */
+export function accumulateOnAxis(
+  axis: F64Slice,
+  timestamps: F64Slice,
+  values: F64Slice,
+  sums: F64Slice,
+  counts: F64Slice,
+): number {
+  if (timestamps.length !== values.length) throw new RangeError("accumulateOnAxis: timestamps and values differ in length");
+  if (sums.length < axis.length || counts.length < axis.length)
+    throw new RangeError("accumulateOnAxis: sums/counts shorter than the axis");
+  const skipped = core().accumulateOnAxis(axis.ptr, axis.length, timestamps.ptr, values.ptr, values.length, sums.ptr, counts.ptr);
+  assertKernelOk("accumulateOnAxis", Math.min(skipped , 0));
+  return skipped;
+}
+
+/** Sums a planes x keys x steps grid over keys: a planes x steps block. The caller frees the result. */
+export function sumOverKeys(grid: F64Slice, planes: number, keys: number, steps: number): F64Buffer {
+  if (grid.length < planes * keys * steps) throw new RangeError("sumOverKeys: grid is smaller than planes x keys x steps");
+  const out = F64Buffer.alloc(planes * steps);
+  assertKernelOk("sumOverKeys", core().sumOverKeys(grid.ptr, planes, keys, steps, out.ptr));
+  return out;
+}
+
+/** out[i] = source[index[i]], or `missing` where index[i] is -1. The caller frees the result. */
+export function gatherByIndex(source: F64Slice, index: F64Slice, missing: number): F64Buffer {
+  const out = F64Buffer.alloc(index.length);
+  assertKernelOk("gatherByIndex", core().gatherByIndex(source.ptr, source.length, index.ptr, index.length, missing, out.ptr));
+  return out;
+}
+
+/** Per-step means sums/counts (`missing` where count is 0), optionally truncated like astype(int). */
+export function meanOrMissing(sums: F64Slice, counts: F64Slice, missing: number, truncate: boolean): F64Buffer {
+  const out = F64Buffer.alloc(sums.length);
+  assertKernelOk("meanOrMissing", core().meanOrMissing(sums.ptr, counts.ptr, sums.length, missing, truncate ? 1 : 0, out.ptr));
+  return out;
+}
+
+/**
+ * Compacts a row-level block in place (axis plus nCols columns of stride axis.length): keeps rows whose
+ * columns are all finite and whose first nSumCols columns do not sum to 0. Returns the kept row count.
+ */
+export function keepPowerRows(axis: F64Slice, columns: F64Slice, nCols: number, nSumCols: number): number {
+  if (columns.length < axis.length * nCols) throw new RangeError("keepPowerRows: columns block too small");
+  const kept = core().keepPowerRows(axis.ptr, axis.length, columns.ptr, nCols, nSumCols);
+  assertKernelOk("keepPowerRows", Math.min(kept , 0));
+  return kept;
+}
+
+/** Rows gathered from a grid: column-major values plus, per row, its key index and step index. */
+export interface GatheredRows {
+  readonly rowCount: number;
+  readonly values: Float64Array;
+  readonly keyIndex: Float64Array;
+  readonly stepIndex: Float64Array;
+}
+
+/** Where the per-step row-level columns (power, node type...) live: nCols columns of stride nRows. */
+export interface RowLevelColumns {
+  readonly block: F64Slice;
+  readonly nCols: number;
+  readonly nRows: number;
+  /** Per grid step, the row in `block` (or -1 when the step has no row there). */
+  readonly rowIndex: F64Slice;
+}
+
+/**
+ * The container-level rows of a grid: one per (step, key) cell with presence > 0 whose step has a
+ * row-level row, ordered by step then key; columns = grid planes then the row-level columns.
+ */
+export function gatherContainerRows(
+  grid: F64Slice,
+  presence: F64Slice,
+  shape: { planes: number; keys: number; steps: number },
+  rowLevel: RowLevelColumns,
+): GatheredRows {
+  const exports = core();
+  const { planes, keys, steps } = shape;
+  const count = exports.countContainerRows(presence.ptr, keys, steps, rowLevel.rowIndex.ptr);
+  assertKernelOk("countContainerRows", Math.min(count , 0));
+  const columns = planes + rowLevel.nCols;
+  const out = F64Buffer.alloc(count * columns);
+  const keyIndex = F64Buffer.alloc(count);
+  const stepIndex = F64Buffer.alloc(count);
+  return withBuffers([out, keyIndex, stepIndex], () => {
+    const written = exports.gatherContainerRows(
+      grid.ptr,
+      planes,
+      keys,
+      steps,
+      presence.ptr,
+      rowLevel.rowIndex.ptr,
+      rowLevel.block.ptr,
+      rowLevel.nCols,
+      rowLevel.nRows,
+      out.ptr,
+      count,
+      keyIndex.ptr,
+      stepIndex.ptr,
+    );
+    assertKernelOk("gatherContainerRows", written === count ? 0 : -1);
+    return { rowCount: count, values: out.toArray(), keyIndex: keyIndex.toArray(), stepIndex: stepIndex.toArray() };
+  });
+}
+
+/**
+ * The node-level rows: per step with presenceSums > 0 and a row-level row, the per-step sums (planes x
+ * steps) followed by the row-level columns.
+ */
+export function gatherNodeRows(
+  sums: F64Slice,
+  planes: number,
+  steps: number,
+  presenceSums: F64Slice,
+  rowLevel: RowLevelColumns,
+): GatheredRows {
+  const columns = planes + rowLevel.nCols;
+  const out = F64Buffer.alloc(Math.max(1, steps * columns));
+  const stepIndex = F64Buffer.alloc(steps);
+  return withBuffers([out, stepIndex], () => {
+    const count = core().gatherNodeRows(
+      sums.ptr,
+      planes,
+      steps,
+      presenceSums.ptr,
+      rowLevel.rowIndex.ptr,
+      rowLevel.block.ptr,
+      rowLevel.nCols,
+      rowLevel.nRows,
+      out.ptr,
+      stepIndex.ptr,
+    );
+    assertKernelOk("gatherNodeRows", Math.min(count , 0));
+    const values = new Float64Array(count * columns);
+    const all = out.view();
+    for (let column = 0; column < columns; column++) {
+      values.set(all.subarray(column * steps, column * steps + count), column * count);
+    }
+    return { rowCount: count, values, keyIndex: new Float64Array(0), stepIndex: stepIndex.toArray().slice(0, count) };
+  });
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import {
+  F64Buffer,
+  accumulateOnAxis,
+  gatherByIndex,
+  gatherContainerRows,
+  gatherNodeRows,
+  intersectionOfSorted,
+  keepPowerRows,
+  locateOnAxis,
+  meanOrMissing,
+  pearsonWithTarget,
+  readSlice,
+  rollingMeanColumns,
+  sliceOf,
+  sumOverKeys,
+  unionOfSorted,
+  withBuffers,
+} from "../src/index.js";
+
+// Every expected value below is worked out by hand from the inputs in the test.
+describe("timestamp axes", () => {
+  it("unions and intersects strictly increasing blocks", () => {
+    const a = F64Buffer.from([1, 3, 5, 7]);
+    const b = F64Buffer.from([2, 3, 8]);
+    const c = F64Buffer.from([3, 7, 8]);
+    withBuffers([a, b, c], () => {
+      const union = unionOfSorted([a, b, c]);
+      const both = intersectionOfSorted([a, c]);
+      expect(Array.from(union.view())).toEqual([1, 2, 3, 5, 7, 8]);
+      expect(Array.from(both.view())).toEqual([3, 7]);
+      union.free();
+      both.free();
+    });
+  });
+
+  it("locates timestamps on an axis, -1 when absent, also after going backwards", () => {
+    const axis = F64Buffer.from([10, 20, 30, 40]);
+    const ts = F64Buffer.from([20, 40, 10, 35, 30]);
+    withBuffers([axis, ts], () => {
+      const index = locateOnAxis(axis, ts);
+      expect(Array.from(index.view())).toEqual([1, 3, 0, -1, 2]);
+      index.free();
+    });
+  });
+
+  it("sums samples per step, NaN adding 0, and counts them; skips steps off the axis", () => {
+    const axis = F64Buffer.from([10, 20, 30]);
+    const sums = F64Buffer.from([0, 0, 0]);
+    const counts = F64Buffer.from([0, 0, 0]);
+    const t1 = F64Buffer.from([10, 20, 30]);
+    const v1 = F64Buffer.from([1, 2, 3]);
+    const t2 = F64Buffer.from([20, 25, 30]);
+    const v2 = F64Buffer.from([10, 99, Number.NaN]);
+    withBuffers([axis, sums, counts, t1, v1, t2, v2], () => {
+      expect(accumulateOnAxis(axis, t1, v1, sums, counts)).toBe(0);
+      expect(accumulateOnAxis(axis, t2, v2, sums, counts)).toBe(1);
+      expect(Array.from(sums.view())).toEqual([1, 12, 3]);
+      expect(Array.from(counts.view())).toEqual([1, 2, 2]);
+      const mean = meanOrMissing(sums, counts, -7, true);
+      expect(Array.from(mean.view())).toEqual([1, 6, 1]);
+      mean.free();
+    });
+  });
+
+  it("sums a planes x keys x steps grid over keys (odd step count exercises the scalar tail)", () => {
+    // plane 0: keys [1,2,3], [10,20,30]; plane 1: keys [0.5,0,0], [0,0,0.25]
+    const grid = F64Buffer.from([1, 2, 3, 10, 20, 30, 0.5, 0, 0, 0, 0, 0.25]);
+    withBuffers([grid], () => {
+      const sums = sumOverKeys(grid, 2, 2, 3);
+      expect(Array.from(sums.view())).toEqual([11, 22, 33, 0.5, 0, 0.25]);
+      sums.free();
+    });
+  });
+
+  it("gathers by index with a fill for -1", () => {
+    const src = F64Buffer.from([5, 6, 7]);
+    const index = F64Buffer.from([2, -1, 0]);
+    withBuffers([src, index], () => {
+      const out = gatherByIndex(src, index, Number.NaN);
+      expect(Array.from(out.view())).toEqual([7, Number.NaN, 5]);
+      out.free();
+    });
+  });
+
+  it("drops power rows that sum to zero or hold a non-finite value, compacting in place", () => {
+    const axis = F64Buffer.from([1, 2, 3, 4]);
+    // two summed columns and one extra (node type) column, stride 4
+    const cols = F64Buffer.from([5, 0, Number.NaN, 1, 0, 0, 1, -1, 9, 9, 9, 9]);
+    withBuffers([axis, cols], () => {
+      const kept = keepPowerRows(axis, cols, 3, 2);
+      expect(kept).toBe(1);
+      expect(Array.from(readSlice(sliceOf(axis, 0, 1)))).toEqual([1]);
+      expect([cols.view()[0], cols.view()[4], cols.view()[8]]).toEqual([5, 0, 9]);
+    });
+  });
+
+  it("gathers container rows ordered by step then key, and node rows with per-step sums", () => {
+    // 1 plane, 2 keys, 3 steps. key 0 present at steps 0,1; key 1 at steps 1,2.
+    const grid = F64Buffer.from([1, 2, 0, 0, 20, 30]);
+    const presence = F64Buffer.from([1, 1, 0, 0, 1, 1]);
+    // row-level block: one column (power) over 2 rows; step 0 has no row, steps 1,2 map to rows 0,1
+    const block = F64Buffer.from([100, 200]);
+    const rowIndex = F64Buffer.from([-1, 0, 1]);
+    withBuffers([grid, presence, block, rowIndex], () => {
+      const rowLevel = { block, nCols: 1, nRows: 2, rowIndex };
+      const rows = gatherContainerRows(grid, presence, { planes: 1, keys: 2, steps: 3 }, rowLevel);
+      expect(rows.rowCount).toBe(3);
+      expect(Array.from(rows.values)).toEqual([2, 20, 30, 100, 100, 200]);
+      expect(Array.from(rows.keyIndex)).toEqual([0, 1, 1]);
+      expect(Array.from(rows.stepIndex)).toEqual([1, 1, 2]);
+      const sums = sumOverKeys(grid, 1, 2, 3);
+      const presenceSums = sumOverKeys(presence, 1, 2, 3);
+      const node = gatherNodeRows(sums, 1, 3, presenceSums, rowLevel);
+      expect(node.rowCount).toBe(2);
+      expect(Array.from(node.values)).toEqual([22, 30, 100, 200]);
+      expect(Array.from(node.stepIndex)).toEqual([1, 2]);
+      sums.free();
+      presenceSums.free();
+    });
+  });
+});
+
+describe("rolling mean and correlation", () => {
+  it("averages each full window and leaves NaN before it; untouched columns are copied", () => {
+    const out = rollingMeanColumns(Float64Array.from([1, 2, 3, 4, 7, 7, 7, 7]), 4, [0], 3);
+    expect(Array.from(out)).toEqual([Number.NaN, Number.NaN, 2, 3, 7, 7, 7, 7]);
+  });
+
+  it("gives Pearson r: +1, -1, NaN for a constant column, and a hand-computed value", () => {
+    // x4 = [1,2,3,5] with y = [1,2,3,4]: means 2.75 and 2.5, co-deviation sum 6.5, squared-deviation sums 8.75 and 5 -> r = 6.5/sqrt(43.75)
+    const columns = Float64Array.from([2, 4, 6, 8, 4, 3, 2, 1, 5, 5, 5, 5, 1, 2, 3, 5]);
+    const r = pearsonWithTarget(columns, 4, 4, Float64Array.from([1, 2, 3, 4]));
+    expect(r[0]).toBeCloseTo(1, 15);
+    expect(r[1]).toBeCloseTo(-1, 15);
+    expect(Number.isNaN(r[2])).toBe(true);
+    expect(r[3]).toBeCloseTo(6.5 / Math.sqrt(43.75), 14);
+  });
+});
