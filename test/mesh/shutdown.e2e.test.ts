@@ -1,0 +1,45 @@
+import { createChannel, createClient } from "nice-grpc";
+import { afterEach, describe, expect, it } from "vitest";
+import { EstimatorServiceDefinition } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { HealthDefinition } from "nice-grpc-server-health";
+import { type RunningChild, spawnNode } from "../support/child-process.js";
+
+const children: RunningChild[] = [];
+afterEach(() => {
+  for (const { child } of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+describe("graceful shutdown", () => {
+  it("finishes an in-flight call after SIGTERM, then exits 0", async () => {
+    const server = spawnNode(["test/fixtures/kit/slow-server.ts", "1500"]);
+    children.push(server);
+    const [, port] = await server.waitForOutput(/port=(\d+)/);
+    const channel = createChannel(`127.0.0.1:${port}`);
+    const client = createClient(EstimatorServiceDefinition, channel);
+    const call = client.estimate({ featureNames: [], outputType: 1, energySource: "acpi" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill("SIGTERM");
+    const response = await call;
+    expect(response.modelName).toBe("answered-after-delay");
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain("closed");
+    channel.close();
+  });
+
+  it("`kepler-model serve` runs all six services on the given ports and exits 0 on SIGTERM", async () => {
+    const ports = ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].flatMap((name) => [`--${name}-port`, "0"]);
+    const serve = spawnNode(["bin/kepler-model.js", "serve", "--log-format", "json", "--log-level", "warn", ...ports]);
+    children.push(serve);
+    await serve.waitForOutput(/Stop with Ctrl-C/);
+    const addresses = [...serve.output().matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((match) => [match[1], match[2]]);
+    expect(addresses.map(([name]) => name).sort()).toEqual(["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"]);
+    for (const [, address] of addresses) {
+      const channel = createChannel(address!);
+      const health = await createClient(HealthDefinition, channel).check({ service: "" });
+      expect(health.status).toBe(1); // SERVING
+      channel.close();
+    }
+    serve.child.kill("SIGTERM");
+    expect(await serve.exited).toBe(0);
+  });
+});
