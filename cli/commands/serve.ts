@@ -14,7 +14,10 @@ const logSchema = { level: logLevelKey, format: logFormatKey };
 function serviceConfigKeys(): ConfigKey<any>[] {
   // biome-ignore lint/suspicious/noExplicitAny: see above.
   const byFlag = new Map<string, ConfigKey<any>>();
-  for (const key of [...Object.values(logSchema), ...SERVICE_NAMES.flatMap((name) => Object.values(SERVICE_LAUNCHERS[name].configSchema))]) {
+  for (const key of [
+    ...Object.values(logSchema),
+    ...SERVICE_NAMES.flatMap((name) => Object.values(SERVICE_LAUNCHERS[name].configSchema)),
+  ]) {
     byFlag.set(key.flag, key);
   }
   return [...byFlag.values()];
@@ -33,7 +36,8 @@ export const serveCommand: Command = {
   },
   async run({ flags, positionals, stdout, env }) {
     for (const name of positionals) {
-      if (!(SERVICE_NAMES as string[]).includes(name)) throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
+      if (!(SERVICE_NAMES as string[]).includes(name))
+        throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
     }
     const logConfig = readConfig(logSchema, env, flags);
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });

@@ -26,6 +26,17 @@ export function assertEnergySource(name: string, field = "energy_source"): Energ
   );
 }
 
+/**
+ * The canonical source a node-energy series' `source` label names, or undefined for a source we do not
+ * model (e.g. `nvidia`). Recorded data from before 2024-08 labels RAPL as `rapl` or `intel_rapl`; those
+ * series are read as `rapl-sysfs`, so `--source rapl-sysfs` extracts them (the reference needed the
+ * labels rewritten first; see docs/deviations.md, "Extractor").
+ */
+export function energySourceOfLabel(label: string): EnergySource | undefined {
+  if (label in ENERGY_SOURCE_COMPONENTS) return label as EnergySource;
+  return ALIASES[label];
+}
+
 /** The reference's convert_enery_source for requests: empty or any name containing "rapl" -> rapl-sysfs. */
 export function normalizeRequestedSource(name: string | undefined, field = "energy_source"): EnergySource {
   if (name === undefined || name === "" || name.includes("rapl")) return "rapl-sysfs";

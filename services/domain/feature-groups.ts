@@ -38,10 +38,12 @@ const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, read
 
 /**
  * The sorted feature list of a group. ThirdParty is the user's metrics (sorted); the reference
- * builds it at runtime with update_thirdparty_metrics, we pass the metrics in explicitly.
+ * builds it at runtime with update_thirdparty_metrics, which also appends them to WorkloadOnly; we
+ * pass the metrics in explicitly and do the same.
  */
 export function featuresOf(group: FeatureGroupName, thirdPartyMetrics: readonly string[] = []): readonly string[] {
   if (group === "ThirdParty") return sorted(thirdPartyMetrics);
+  if (group === "WorkloadOnly" && thirdPartyMetrics.length > 0) return sorted([...WORKLOAD_FEATURES, ...thirdPartyMetrics]);
   return FIXED_GROUP_FEATURES[group];
 }
 
@@ -51,12 +53,15 @@ export function assertFeatureGroup(name: string, field = "feature_group"): Featu
   throw new InvalidInputError(field, `unknown feature group "${name}" (known: ${FEATURE_GROUP_NAMES.join(", ")})`);
 }
 
-/** Every fixed group whose features are all in `available`, in the reference's dict order. */
-export function validFeatureGroups(available: readonly string[]): FeatureGroupName[] {
+/**
+ * Every group whose features are all in `available`, in the reference's dict order. With third-party
+ * metrics, WorkloadOnly includes them and ThirdParty is listed last (the reference adds it to its dict
+ * in update_thirdparty_metrics); without, ThirdParty is never listed.
+ */
+export function validFeatureGroups(available: readonly string[], thirdPartyMetrics: readonly string[] = []): FeatureGroupName[] {
   const have = new Set(available);
-  return (Object.keys(FIXED_GROUP_FEATURES) as Array<keyof typeof FIXED_GROUP_FEATURES>).filter((group) =>
-    FIXED_GROUP_FEATURES[group].every((feature) => have.has(feature)),
-  );
+  const groups = FEATURE_GROUP_NAMES.filter((group) => group !== "ThirdParty" || thirdPartyMetrics.length > 0);
+  return groups.filter((group) => featuresOf(group, thirdPartyMetrics).every((feature) => have.has(feature)));
 }
 
 /** The group whose sorted feature list equals the sorted input, or undefined (the reference's Unknown). */
@@ -93,8 +98,71 @@ const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
  * Index (into the group's sorted features) of the main feature for a component, as the reference's
  * main_feature(fg, component). Groups without a mapping (ThirdParty) use feature 0.
  */
-export function mainFeatureIndex(group: FeatureGroupName, component: string, features: readonly string[] = featuresOf(group)): number {
+export function mainFeatureIndex(
+  group: FeatureGroupName,
+  component: string,
+  features: readonly string[] = featuresOf(group),
+): number {
   const name = component === "dram" ? (DRAM_MAIN_FEATURE[group] ?? MAIN_FEATURE[group]) : MAIN_FEATURE[group];
   const index = name === undefined ? -1 : features.indexOf(name);
-  return index < 0 ? 0 : index;
+  return Math.max(index, 0);
+}
+
+// Historical vocabulary (spec §1.1 "History"): names the reference removed but recorded data and the
+// v0.6 models still use. Recorded data is read verbatim under these names: `bpf_cpu_time_us` is never
+// renamed to `bpf_cpu_time_ms` (the unit differs by 1000 and the reference does not read it either),
+// so such data supports only the groups its metric names support. The removed groups CgroupOnly and
+// KubeletOnly stay extractable so old data can still be turned into tables; they are listed apart
+// from the reference's groups (see docs/deviations.md, "Extractor").
+
+/** cgroup features, part of WORKLOAD/BASIC until reference commit ce5040b (2024-08-02). */
+export const CGROUP_FEATURES = [
+  "cgroupfs_cpu_usage_us",
+  "cgroupfs_memory_usage_bytes",
+  "cgroupfs_system_cpu_usage_us",
+  "cgroupfs_user_cpu_usage_us",
+] as const;
+/** kubelet features of the KubeletOnly group, removed in reference commit d04d3aa (2024-01-25). */
+export const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
+/** The BPF CPU-time feature's name (in microseconds) until reference commit 0278c38 (2024-02-02). */
+export const LEGACY_BPF_CPU_TIME_FEATURE = "bpf_cpu_time_us";
+
+/** Groups the reference removed that recorded data can still be extracted for. */
+export const HISTORICAL_FEATURE_GROUP_NAMES = ["CgroupOnly", "KubeletOnly"] as const;
+export type HistoricalFeatureGroupName = (typeof HISTORICAL_FEATURE_GROUP_NAMES)[number];
+/** Any group the extractor accepts: the reference's groups plus the historical ones. */
+export type ExtractableFeatureGroupName = FeatureGroupName | HistoricalFeatureGroupName;
+
+const HISTORICAL_GROUP_FEATURES: Record<HistoricalFeatureGroupName, readonly string[]> = {
+  CgroupOnly: sorted(CGROUP_FEATURES),
+  KubeletOnly: sorted(KUBELET_FEATURES),
+};
+
+/** True for a group name of the historical vocabulary. */
+export function isHistoricalFeatureGroup(name: string): name is HistoricalFeatureGroupName {
+  return (HISTORICAL_FEATURE_GROUP_NAMES as readonly string[]).includes(name);
+}
+
+/** Parses a group the extractor accepts (current or historical); InvalidInputError naming `field` otherwise. */
+export function assertExtractableFeatureGroup(name: string, field = "feature_group"): ExtractableFeatureGroupName {
+  if (isHistoricalFeatureGroup(name)) return name;
+  if ((FEATURE_GROUP_NAMES as readonly string[]).includes(name)) return name as FeatureGroupName;
+  throw new InvalidInputError(
+    field,
+    `unknown feature group "${name}" (known: ${[...FEATURE_GROUP_NAMES, ...HISTORICAL_FEATURE_GROUP_NAMES].join(", ")})`,
+  );
+}
+
+/** The sorted feature list of any extractable group. */
+export function extractableFeaturesOf(
+  group: ExtractableFeatureGroupName,
+  thirdPartyMetrics: readonly string[] = [],
+): readonly string[] {
+  return isHistoricalFeatureGroup(group) ? HISTORICAL_GROUP_FEATURES[group] : featuresOf(group, thirdPartyMetrics);
+}
+
+/** The historical groups whose features are all in `available`, in the order above. */
+export function validHistoricalFeatureGroups(available: readonly string[]): HistoricalFeatureGroupName[] {
+  const have = new Set(available);
+  return HISTORICAL_FEATURE_GROUP_NAMES.filter((group) => HISTORICAL_GROUP_FEATURES[group].every((feature) => have.has(feature)));
 }

@@ -1,4 +1,7 @@
-import { EstimatorServiceDefinition, type EstimatorServiceImplementation } from "../generated/kepler/model/v1/estimator_service.js";
+import {
+  EstimatorServiceDefinition,
+  type EstimatorServiceImplementation,
+} from "../generated/kepler/model/v1/estimator_service.js";
 import { withUnimplemented } from "../kit/unimplemented.js";
 
 /** The estimator RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */

@@ -22,6 +22,8 @@ describe("readConfig", () => {
     expect(() => readConfig(schema, { KEPLER_MODEL_ESTIMATOR_PORT: "eighty" })).toThrow(
       'KEPLER_MODEL_ESTIMATOR_PORT: expected an integer, got "eighty"',
     );
-    expect(() => readConfig(schema, {}, { "estimator-port": "70000" })).toThrow("--estimator-port: expected a port 0-65535, got 70000");
+    expect(() => readConfig(schema, {}, { "estimator-port": "70000" })).toThrow(
+      "--estimator-port: expected a port 0-65535, got 70000",
+    );
   });
 });

@@ -65,5 +65,7 @@ export function checkPort(value: unknown): string | undefined {
 
 /** Renders a schema as Markdown table rows (used by `--help` and the configuration reference). */
 export function describeConfig(schema: ConfigSchema): string[] {
-  return Object.values(schema).map((key) => `--${key.flag} / ${key.env} (default ${JSON.stringify(key.default)}): ${key.description}`);
+  return Object.values(schema).map(
+    (key) => `--${key.flag} / ${key.env} (default ${JSON.stringify(key.default)}): ${key.description}`,
+  );
 }

@@ -92,7 +92,7 @@ describe("server kit over real gRPC", () => {
   it("answers RPCs that are not built yet with UNIMPLEMENTED saying so", async () => {
     const channel = createChannel(server.address);
     const registry = createClient(RegistryServiceDefinition, channel);
-    const error = await callError(registry.selectModel({ metrics: ["bpf_cpu_time_ms"] }));
+    const error = await callError(registry.selectModel({ featureNames: ["bpf_cpu_time_ms"] }));
     expect(error.code).toBe(Status.UNIMPLEMENTED);
     expect(error.details).toBe("kepler.model.v1.RegistryService/SelectModel is not implemented yet in this version");
     const streamError = await callError(

@@ -53,7 +53,10 @@ export function defaultRowsPerChunk(columnCount: number): number {
 }
 
 /** Splits a table into consecutive row chunks; column names only on the first chunk. An empty table gives one empty chunk. */
-export function* tableToChunks(table: DataTable, rowsPerChunk = defaultRowsPerChunk(table.columnNames.length)): Generator<TableChunk> {
+export function* tableToChunks(
+  table: DataTable,
+  rowsPerChunk = defaultRowsPerChunk(table.columnNames.length),
+): Generator<TableChunk> {
   const columns = table.columnNames.length;
   let start = 0;
   do {
@@ -76,14 +79,18 @@ export function* tableToChunks(table: DataTable, rowsPerChunk = defaultRowsPerCh
 }
 
 /** Reassembles a streamed table, validating every chunk; `field` names the stream in errors. */
-export async function collectChunks(chunks: AsyncIterable<TableChunk> | Iterable<TableChunk>, field = "chunks"): Promise<DataTable> {
+export async function collectChunks(
+  chunks: AsyncIterable<TableChunk> | Iterable<TableChunk>,
+  field = "chunks",
+): Promise<DataTable> {
   let columnNames: string[] | undefined;
   const parts: Array<{ rows: number; values: Float64Array; timestamps: Float64Array; rowIds: string[] }> = [];
   let index = 0;
   for await (const chunk of chunks) {
     const name = `${field}[${index}]`;
     if (columnNames === undefined) {
-      if (chunk.columnNames.length === 0) throw new InvalidInputError(`${name}.column_names`, "the first chunk must name the columns");
+      if (chunk.columnNames.length === 0)
+        throw new InvalidInputError(`${name}.column_names`, "the first chunk must name the columns");
       columnNames = chunk.columnNames;
     } else if (chunk.columnNames.length > 0 && chunk.columnNames.join("\u0000") !== columnNames.join("\u0000")) {
       throw new InvalidInputError(`${name}.column_names`, "columns differ from the first chunk");
@@ -105,7 +112,8 @@ export async function collectChunks(chunks: AsyncIterable<TableChunk> | Iterable
     }
     timestamps.set(part.timestamps, start);
     if (hasIds) {
-      if (part.rowIds.length !== part.rows) throw new InvalidInputError(`${field}.row_ids`, "every chunk must carry row ids when one does");
+      if (part.rowIds.length !== part.rows)
+        throw new InvalidInputError(`${field}.row_ids`, "every chunk must carry row ids when one does");
       rowIds.push(...part.rowIds);
     }
     start += part.rows;

@@ -28,7 +28,14 @@ afterAll(async () => {
 
 describe("the mesh in one process", () => {
   it("starts all six services, each reporting SERVING for itself and overall", async () => {
-    expect(mesh.servers.map((server) => server.name).sort()).toEqual(["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"]);
+    expect(mesh.servers.map((server) => server.name).sort()).toEqual([
+      "estimator",
+      "extractor",
+      "isolator",
+      "pipeline",
+      "registry",
+      "trainer",
+    ]);
     for (const server of mesh.servers) {
       const channel = createChannel(server.address);
       const health = createClient(HealthDefinition, channel);

@@ -27,12 +27,22 @@ describe("graceful shutdown", () => {
   });
 
   it("`kepler-model serve` runs all six services on the given ports and exits 0 on SIGTERM", async () => {
-    const ports = ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].flatMap((name) => [`--${name}-port`, "0"]);
+    const ports = ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].flatMap((name) => [
+      `--${name}-port`,
+      "0",
+    ]);
     const serve = spawnNode(["bin/kepler-model.js", "serve", "--log-format", "json", "--log-level", "warn", ...ports]);
     children.push(serve);
     await serve.waitForOutput(/Stop with Ctrl-C/);
     const addresses = [...serve.output().matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((match) => [match[1], match[2]]);
-    expect(addresses.map(([name]) => name).sort()).toEqual(["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"]);
+    expect(addresses.map(([name]) => name).sort()).toEqual([
+      "estimator",
+      "extractor",
+      "isolator",
+      "pipeline",
+      "registry",
+      "trainer",
+    ]);
     for (const [, address] of addresses) {
       const channel = createChannel(address!);
       const health = await createClient(HealthDefinition, channel).check({ service: "" });

@@ -35,7 +35,10 @@ export function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv = {}):
     exited,
     waitForOutput(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${stdout}${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}; output:\n${stdout}${stderr}`)),
+          timeoutMs,
+        );
         const check = () => {
           const match = stdout.match(pattern);
           if (match) {

@@ -14,7 +14,8 @@ export class F64Buffer {
 
   /** Allocates `length` float64 values (uninitialised). */
   static alloc(length: number): F64Buffer {
-    if (!Number.isInteger(length) || length < 0) throw new RangeError(`F64Buffer length must be a non-negative integer, got ${length}`);
+    if (!Number.isInteger(length) || length < 0)
+      throw new RangeError(`F64Buffer length must be a non-negative integer, got ${length}`);
     const ptr = core().allocBytes(Math.max(8, length * 8));
     return new F64Buffer(ptr, length);
   }

@@ -16,7 +16,15 @@ export interface CoreExports {
   unionSorted(aPtr: number, na: number, bPtr: number, nb: number, outPtr: number): number;
   intersectSorted(aPtr: number, na: number, bPtr: number, nb: number, outPtr: number): number;
   locateOnAxis(axisPtr: number, nAxis: number, tsPtr: number, n: number, outPtr: number): number;
-  accumulateOnAxis(axisPtr: number, nAxis: number, tsPtr: number, valuesPtr: number, n: number, sumsPtr: number, countsPtr: number): number;
+  accumulateOnAxis(
+    axisPtr: number,
+    nAxis: number,
+    tsPtr: number,
+    valuesPtr: number,
+    n: number,
+    sumsPtr: number,
+    countsPtr: number,
+  ): number;
   sumOverKeys(gridPtr: number, planes: number, keys: number, steps: number, outPtr: number): number;
   gatherByIndex(srcPtr: number, nSrc: number, indexPtr: number, n: number, missing: number, outPtr: number): number;
   meanOrMissing(sumsPtr: number, countsPtr: number, n: number, missing: number, truncate: number, outPtr: number): number;
