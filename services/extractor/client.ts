@@ -1,0 +1,7 @@
+import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
+import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+
+/** A typed client for the extractor service at host:port. */
+export function createExtractorClient(address: string): PeerClient<typeof ExtractorServiceDefinition> {
+  return createPeerClient(ExtractorServiceDefinition, address);
+}

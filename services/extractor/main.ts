@@ -1,0 +1,25 @@
+import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
+import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
+import type { Logger } from "../kit/logger.js";
+import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
+import { createExtractorService } from "./server.js";
+
+/** Starts the extractor gRPC server. */
+export async function startExtractor(config: ExtractorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+  return startGrpcServer({
+    serviceName: "extractor",
+    host: config.host,
+    port: config.port,
+    logger: deps.logger,
+    services: [{ definition: ExtractorServiceDefinition, implementation: createExtractorService() }],
+  });
+}
+
+export const extractorLauncher: ServiceLauncher<ExtractorConfig> = {
+  name: "extractor",
+  peers: [],
+  configSchema: extractorConfigSchema,
+  readConfig: readExtractorConfig,
+  start: startExtractor,
+};
