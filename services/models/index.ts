@@ -1,0 +1,61 @@
+// The model archive format shared by trainer, registry and estimator (kepler-model-db layout).
+export { type Checkpoint, parseCheckpoint } from "./checkpoint-file.js";
+export {
+  type ComponentModelFile,
+  type CurveFitModelFile,
+  type CurveFunction,
+  CURVE_FORMULAS,
+  componentModelFileName,
+  type KNeighborsModelFile,
+  type LinearModelFile,
+  type MaxAbsScalerFile,
+  parseComponentModelFile,
+  parseMaxAbsScalerFile,
+  POLYNOMIAL_FEATURES_FILE,
+  type PolynomialFeaturesFile,
+  type PolynomialModelFile,
+  SCALER_FILE,
+  type SgdModelFile,
+} from "./component-model-file.js";
+export { type PublishedModel, publishModelArchive, readCheckpoint, writeCheckpoint } from "./local-model-folder.js";
+export {
+  createModelArchive,
+  createModelDict,
+  type FeatureEngineeringFile,
+  METADATA_FILE,
+  type ModelArchive,
+  type ModelArchiveContent,
+  type ModelDict,
+  WEIGHT_FILE,
+} from "./model-archive.js";
+export {
+  assertPathSegment,
+  checkpointPath,
+  type ModelGroup,
+  type ModelLocation,
+  modelFolderPath,
+  modelGroupPath,
+  modelNameOf,
+  modelZipPath,
+  type OutputTypeName,
+} from "./model-location.js";
+export {
+  type ComponentAccuracy,
+  createModelMetadata,
+  MODEL_FORMAT_VERSION,
+  type MetadataMachineSpec,
+  type ModelMetadataInput,
+  roundTo2,
+} from "./model-metadata.js";
+export { type ModelFolder, readModelFolder } from "./read-model-folder.js";
+export {
+  type AllWeights,
+  type ComponentWeights,
+  createCurveFitWeights,
+  createLinearWeights,
+  type NumericalVariable,
+  parseWeightJson,
+  type WeightJson,
+} from "./weight-json.js";
+export { readZip } from "./zip-reader.js";
+export { createZip, type ZipEntry } from "./zip-writer.js";

@@ -1,0 +1,18 @@
+import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { modelPathKey } from "../kit/model-path-key.js";
+import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+
+/** Settings of the trainer service: every key has a type, default, env var, flag and description. */
+export const trainerConfigSchema = {
+  host: hostKey,
+  port: portKey("trainer"),
+  registryAddress: peerAddressKey("registry"),
+  modelPath: modelPathKey,
+} satisfies ConfigSchema;
+
+export type TrainerConfig = ConfigOf<typeof trainerConfigSchema>;
+
+/** Reads the trainer config from flags and environment, validated once. */
+export function readTrainerConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): TrainerConfig {
+  return readConfig(trainerConfigSchema, env, flags);
+}
