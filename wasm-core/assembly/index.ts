@@ -17,3 +17,11 @@ export {
 } from "./aggregate";
 export { rollingMean } from "./rolling";
 export { pearsonColumns } from "./correlation";
+export { applyScale, maxAbsScale } from "./scaling";
+export { meanAbsoluteError, meanAbsolutePercentageError } from "./metrics";
+export { permutation } from "./random";
+export { fitLinear, predictLinear } from "./least-squares";
+export { polynomialFeatures2 } from "./polynomial";
+export { fitSgd } from "./sgd";
+export { predictKnn } from "./neighbours";
+export { fitCurve, predictCurve } from "./curve-fit";

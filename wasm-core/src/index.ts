@@ -34,3 +34,21 @@ export {
 } from "./aggregate.js";
 export { rollingMeanColumns } from "./rolling.js";
 export { pearsonWithTarget } from "./correlation.js";
+export {
+  type Matrix,
+  type WasmMatrix,
+  assertMatrix,
+  createMatrix,
+  matrixFromWasm,
+  matrixToWasm,
+  withResidentMatrix,
+  withResidentVector,
+} from "./matrix.js";
+export { applyScale, applyScaleInWasm, fitMaxAbsScale } from "./scaling.js";
+export { meanAbsoluteError, meanAbsolutePercentageError } from "./metrics.js";
+export { permutation } from "./random.js";
+export { type FitLinearOptions, type LinearModel, fitLinear, predictLinear } from "./linear.js";
+export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolynomialLinear } from "./polynomial.js";
+export { type FitSgdOptions, type SgdModel, fitSgd } from "./sgd.js";
+export { type KnnModel, type PredictKnnOptions, predictKnn } from "./neighbours.js";
+export { type CurveFit, type CurveKind, type FitCurveOptions, fitCurve, predictCurve } from "./curve-fit.js";

@@ -59,6 +59,28 @@ export interface CoreExports {
   ): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;
   pearsonColumns(xPtr: number, rows: number, cols: number, yPtr: number, outPtr: number): number;
+  maxAbsScale(xPtr: number, rows: number, cols: number, scalePtr: number): number;
+  applyScale(xPtr: number, rows: number, cols: number, scalePtr: number, outPtr: number): number;
+  meanAbsoluteError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
+  meanAbsolutePercentageError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
+  permutation(n: number, seed: number, outPtr: number): number;
+  fitLinear(xPtr: number, rows: number, p: number, yPtr: number, design: number, positive: number, outPtr: number): number;
+  predictLinear(xPtr: number, rows: number, p: number, design: number, coefPtr: number, intercept: number, outPtr: number): number;
+  polynomialFeatures2(xPtr: number, rows: number, p: number, outPtr: number): number;
+  fitSgd(xPtr: number, rows: number, p: number, yPtr: number, paramsPtr: number, modelPtr: number): number;
+  predictKnn(
+    xPtr: number,
+    rows: number,
+    p: number,
+    yPtr: number,
+    k: number,
+    queriesPtr: number,
+    qRows: number,
+    algorithm: number,
+    outPtr: number,
+  ): number;
+  fitCurve(kind: number, xPtr: number, yPtr: number, m: number, pPtr: number, maxfev: number, resultPtr: number): number;
+  predictCurve(kind: number, parametersPtr: number, xPtr: number, n: number, outPtr: number): number;
   [kernel: string]: unknown;
 }
 
