@@ -41,10 +41,11 @@ export interface ModelMetadataInput {
 /** Python's round(x, 2): correctly rounded on the exact binary value, exact ties to even. */
 export function roundTo2(value: number): number {
   if (!Number.isFinite(value)) return value;
-  // An exact tie (x.xx5 exactly) only happens for dyadic fractions such as 0.125, where x * 100 is exact.
+  // An exact tie (x.xx5 exactly) needs a dyadic fraction (0.125, 0.375, ...): value * 8 is then an integer
+  // and value * 100 is exact. Anything else is not a tie, and toFixed rounds the exact binary value.
   const scaled = value * 100;
   const floor = Math.floor(scaled);
-  if (scaled - floor === 0.5 && Number(value.toFixed(3)) === value) return (floor % 2 === 0 ? floor : floor + 1) / 100;
+  if (Number.isInteger(value * 8) && scaled - floor === 0.5) return (floor % 2 === 0 ? floor : floor + 1) / 100;
   return Number(value.toFixed(2));
 }
 

@@ -69,7 +69,7 @@ export function createZip(entries: readonly ZipEntry[], modifiedAt: Date = new D
     central.writeUInt32LE(payload.length, 20);
     central.writeUInt32LE(entry.data.length, 24);
     central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(((0o100644 << 16) >>> 0) & MAX_32, 38); // external attributes: regular file, rw-r--r--
+    central.writeUInt32LE(0o100644 * 0x10000, 38); // external attributes: regular file, rw-r--r--
     central.writeUInt32LE(offset, 42);
     centralParts.push(central, name);
 
