@@ -1,5 +1,6 @@
 import { F64Buffer, withBuffers } from "./f64-buffer.js";
 import { core } from "./module.js";
+import type { CounterResetPolicy } from "./rates.js";
 import { assertKernelOk } from "./status.js";
 
 /**
@@ -63,13 +64,31 @@ function combineSorted(blocks: Iterable<F64Slice>, kernel: "unionSorted" | "inte
     const next = F64Buffer.alloc(used + block.length);
     const count = exports[kernel](current.ptr, used, block.ptr, block.length, next.ptr);
     current.free();
-    assertKernelOk(kernel, Math.min(count , 0));
+    assertKernelOk(kernel, Math.min(count, 0));
     current = next;
     used = count;
   }
   if (current === undefined) return F64Buffer.alloc(0);
   if (used === current.length) return current;
   return withBuffers([current], () => exact(current, used));
+}
+
+/**
+ * Per-second rates of one counter segment already in wasm memory (the kernel behind
+ * wasm-core/src/rates.ts, on slices of larger blocks). Element 0 is NaN.
+ */
+export function counterToRateOnSlices(
+  timestamps: F64Slice,
+  values: F64Slice,
+  out: F64Slice,
+  resetPolicy: CounterResetPolicy,
+): void {
+  const n = values.length;
+  if (timestamps.length !== n || out.length < n) throw new RangeError("counterToRateOnSlices: lengths differ");
+  assertKernelOk(
+    "counterToRate",
+    core().counterToRate(timestamps.ptr, values.ptr, n, out.ptr, resetPolicy === "prometheus" ? 0 : 1),
+  );
 }
 
 /** For each timestamp, its index on the axis or -1. The caller frees the result. */
@@ -94,7 +113,7 @@ export function accumulateOnAxis(
   if (sums.length < axis.length || counts.length < axis.length)
     throw new RangeError("accumulateOnAxis: sums/counts shorter than the axis");
   const skipped = core().accumulateOnAxis(axis.ptr, axis.length, timestamps.ptr, values.ptr, values.length, sums.ptr, counts.ptr);
-  assertKernelOk("accumulateOnAxis", Math.min(skipped , 0));
+  assertKernelOk("accumulateOnAxis", Math.min(skipped, 0));
   return skipped;
 }
 
@@ -127,16 +146,18 @@ export function meanOrMissing(sums: F64Slice, counts: F64Slice, missing: number,
 export function keepPowerRows(axis: F64Slice, columns: F64Slice, nCols: number, nSumCols: number): number {
   if (columns.length < axis.length * nCols) throw new RangeError("keepPowerRows: columns block too small");
   const kept = core().keepPowerRows(axis.ptr, axis.length, columns.ptr, nCols, nSumCols);
-  assertKernelOk("keepPowerRows", Math.min(kept , 0));
+  assertKernelOk("keepPowerRows", Math.min(kept, 0));
   return kept;
 }
 
-/** Rows gathered from a grid: column-major values plus, per row, its key index and step index. */
+/** Rows gathered from a grid: column-major values plus, per row, its key index and its timestamp. */
 export interface GatheredRows {
   readonly rowCount: number;
   readonly values: Float64Array;
+  /** Per row, the index of its key (container); empty for node rows. */
   readonly keyIndex: Float64Array;
-  readonly stepIndex: Float64Array;
+  /** Per row, the grid axis value (Unix seconds) of its step. */
+  readonly timestamps: Float64Array;
 }
 
 /** Where the per-step row-level columns (power, node type...) live: nCols columns of stride nRows. */
@@ -155,13 +176,15 @@ export interface RowLevelColumns {
 export function gatherContainerRows(
   grid: F64Slice,
   presence: F64Slice,
-  shape: { planes: number; keys: number; steps: number },
+  axis: F64Slice,
+  shape: { planes: number; keys: number },
   rowLevel: RowLevelColumns,
 ): GatheredRows {
   const exports = core();
-  const { planes, keys, steps } = shape;
+  const { planes, keys } = shape;
+  const steps = axis.length;
   const count = exports.countContainerRows(presence.ptr, keys, steps, rowLevel.rowIndex.ptr);
-  assertKernelOk("countContainerRows", Math.min(count , 0));
+  assertKernelOk("countContainerRows", Math.min(count, 0));
   const columns = planes + rowLevel.nCols;
   const out = F64Buffer.alloc(count * columns);
   const keyIndex = F64Buffer.alloc(count);
@@ -183,7 +206,13 @@ export function gatherContainerRows(
       stepIndex.ptr,
     );
     assertKernelOk("gatherContainerRows", written === count ? 0 : -1);
-    return { rowCount: count, values: out.toArray(), keyIndex: keyIndex.toArray(), stepIndex: stepIndex.toArray() };
+    const timestamps = gatherByIndex(axis, stepIndex, Number.NaN);
+    return withBuffers([timestamps], () => ({
+      rowCount: count,
+      values: out.toArray(),
+      keyIndex: keyIndex.toArray(),
+      timestamps: timestamps.toArray(),
+    }));
   });
 }
 
@@ -194,10 +223,11 @@ export function gatherContainerRows(
 export function gatherNodeRows(
   sums: F64Slice,
   planes: number,
-  steps: number,
+  axis: F64Slice,
   presenceSums: F64Slice,
   rowLevel: RowLevelColumns,
 ): GatheredRows {
+  const steps = axis.length;
   const columns = planes + rowLevel.nCols;
   const out = F64Buffer.alloc(Math.max(1, steps * columns));
   const stepIndex = F64Buffer.alloc(steps);
@@ -214,12 +244,18 @@ export function gatherNodeRows(
       out.ptr,
       stepIndex.ptr,
     );
-    assertKernelOk("gatherNodeRows", Math.min(count , 0));
+    assertKernelOk("gatherNodeRows", Math.min(count, 0));
     const values = new Float64Array(count * columns);
     const all = out.view();
     for (let column = 0; column < columns; column++) {
       values.set(all.subarray(column * steps, column * steps + count), column * count);
     }
-    return { rowCount: count, values, keyIndex: new Float64Array(0), stepIndex: stepIndex.toArray().slice(0, count) };
+    const timestamps = gatherByIndex(axis, sliceOf(stepIndex, 0, count), Number.NaN);
+    return withBuffers([timestamps], () => ({
+      rowCount: count,
+      values,
+      keyIndex: new Float64Array(0),
+      timestamps: timestamps.toArray(),
+    }));
   });
 }

@@ -104,18 +104,20 @@ describe("timestamp axes", () => {
     const rowIndex = F64Buffer.from([-1, 0, 1]);
     withBuffers([grid, presence, block, rowIndex], () => {
       const rowLevel = { block, nCols: 1, nRows: 2, rowIndex };
-      const rows = gatherContainerRows(grid, presence, { planes: 1, keys: 2, steps: 3 }, rowLevel);
+      const axis = F64Buffer.from([100, 103, 106]);
+      const rows = gatherContainerRows(grid, presence, axis, { planes: 1, keys: 2 }, rowLevel);
       expect(rows.rowCount).toBe(3);
       expect(Array.from(rows.values)).toEqual([2, 20, 30, 100, 100, 200]);
       expect(Array.from(rows.keyIndex)).toEqual([0, 1, 1]);
-      expect(Array.from(rows.stepIndex)).toEqual([1, 1, 2]);
+      expect(Array.from(rows.timestamps)).toEqual([103, 103, 106]);
       const sums = sumOverKeys(grid, 1, 2, 3);
       const presenceSums = sumOverKeys(presence, 1, 2, 3);
-      const node = gatherNodeRows(sums, 1, 3, presenceSums, rowLevel);
+      const node = gatherNodeRows(sums, 1, axis, presenceSums, rowLevel);
       expect(node.rowCount).toBe(2);
       expect(Array.from(node.values)).toEqual([22, 30, 100, 200]);
-      expect(Array.from(node.stepIndex)).toEqual([1, 2]);
+      expect(Array.from(node.timestamps)).toEqual([103, 106]);
       sums.free();
+      axis.free();
       presenceSums.free();
     });
   });

@@ -1,0 +1,60 @@
+// CSV text as the reference writes it with pandas DataFrame.to_csv (spec §3.6): the index first
+// (`timestamp`, or `timestamp,id` at container level), the reference's column names, floats as
+// Python's repr (shortest round-trip digits: `1.0`, `0.3333333333333333`, `1e-05`), `node_type` as an
+// integer (the reference casts it with astype(int)), NaN as an empty field.
+import type { DataTable } from "../../domain/data-table.js";
+
+/** Columns the reference holds as integers. */
+export const INTEGER_COLUMNS: readonly string[] = ["node_type"];
+
+/** Python's repr() of a float: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
+export function formatPythonFloat(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (value === Number.POSITIVE_INFINITY) return "inf";
+  if (value === Number.NEGATIVE_INFINITY) return "-inf";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  // toExponential() without digits gives the shortest digits that round-trip, like Python's repr.
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
+  const exponent = Number(exponentText);
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  const sign = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const magnitude = Math.abs(exponent);
+    return `${sign}${fraction}e${exponent < 0 ? "-" : "+"}${magnitude < 10 ? "0" : ""}${magnitude}`;
+  }
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  const fraction = digits.slice(exponent + 1);
+  return `${sign}${whole}.${fraction === "" ? "0" : fraction}`;
+}
+
+function formatTimestamp(value: number): string {
+  return Number.isInteger(value) ? String(value) : formatPythonFloat(value);
+}
+
+function quote(field: string): string {
+  return /[",\n\r]/.test(field) ? `"${field.replaceAll('"', '""')}"` : field;
+}
+
+/** The table as the reference's CSV text (with a trailing newline). */
+export function tableToCsv(table: DataTable): string {
+  const n = table.rowCount;
+  const index = table.rowIds === undefined ? ["timestamp"] : ["timestamp", "id"];
+  const lines = [[...index, ...table.columnNames].map(quote).join(",")];
+  const formatters = table.columnNames.map((name) =>
+    INTEGER_COLUMNS.includes(name)
+      ? (v: number) => (Number.isFinite(v) ? String(Math.trunc(v)) : "")
+      : (v: number) => (Number.isNaN(v) ? "" : formatPythonFloat(v)),
+  );
+  for (let row = 0; row < n; row++) {
+    const fields = [formatTimestamp(table.timestamps[row]!)];
+    if (table.rowIds !== undefined) fields.push(quote(table.rowIds[row]!));
+    formatters.forEach((format, column) => {
+      fields.push(format(table.values[column * n + row]!));
+    });
+    lines.push(fields.join(","));
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,264 @@
+// Per-container workload feature rates on one timestamp axis (reference get_workload_feature_data,
+// spec §3.2): for each feature and container key, the counter's per-second rate with each row's own
+// step, the first sample giving 0 and a decrease repeating the previous rate (mask(<0) -> ffill ->
+// fillna(0)). Accelerator-style metrics without container labels become `<feature>_<type>` columns
+// of per-timestamp sums on one extra row key.
+import { InvalidInputError } from "../../domain/errors.js";
+import type { PrometheusMetric, PrometheusResponse } from "../../domain/prometheus-response.js";
+import {
+  type F64Buffer,
+  type F64Slice,
+  accumulateOnAxis,
+  counterToRateOnSlices,
+  sliceOf,
+  unionOfSorted,
+} from "../../../wasm-core/src/index.js";
+import {
+  type MetricBlock,
+  assertFiniteSeries,
+  labelOf,
+  loadMetricBlock,
+  requireMetric,
+  seriesTimestamps,
+  seriesValues,
+} from "./metric-block.js";
+import {
+  ACCELERATOR_TYPE_LABEL,
+  CONTAINER_KEY_LABELS,
+  PROCESS_KEY_LABELS,
+  VM_JOB_NAME,
+  featureMetricName,
+} from "./metric-names.js";
+import type { WasmScope } from "./wasm-scope.js";
+
+/**
+ * The row id of accelerator columns at container level. The reference concatenates the accelerator
+ * rows without an id and fills the missing id with 0, so they form one pseudo-container "0".
+ */
+export const ACCELERATOR_ROW_ID = "0";
+
+/** Rates on a planes x keys x steps grid, with a keys x steps presence count. */
+export interface WorkloadGrid {
+  readonly axis: F64Buffer;
+  readonly keys: readonly string[];
+  /** One name per plane: the container features, then the `<feature>_<type>` accelerator columns. */
+  readonly featureColumns: readonly string[];
+  readonly grid: F64Buffer;
+  /** presence[k][t] > 0 where key k has a row at step t (any feature). */
+  readonly presence: F64Buffer;
+}
+
+export interface WorkloadGridOptions {
+  readonly features: readonly string[];
+  readonly useVmMetrics: boolean;
+  readonly thirdPartyMetrics: readonly string[];
+  /** For error messages: the feature group being extracted. */
+  readonly featureGroup: string;
+}
+
+interface ContainerPlan {
+  readonly kind: "container";
+  readonly column: string;
+  readonly metric: PrometheusMetric;
+  /** Per key, its series (merged by time when there are several). */
+  readonly segments: ReadonlyMap<string, readonly number[]>;
+}
+
+interface AcceleratorPlan {
+  readonly kind: "accelerator";
+  readonly column: string;
+  readonly metric: PrometheusMetric;
+  readonly series: readonly number[];
+}
+
+type Plan = ContainerPlan | AcceleratorPlan;
+
+/** Builds the rate grid of the workload features; notices collect the documented handling applied. */
+export function buildWorkloadGrid(
+  scope: WasmScope,
+  response: PrometheusResponse,
+  options: WorkloadGridOptions,
+  notices: string[],
+): WorkloadGrid {
+  const plans = options.features.flatMap((feature) => planFeature(response, feature, options, notices));
+  // The reference drops accelerator features from the list and appends their `<feature>_<type>` columns.
+  const ordered = [...plans.filter((plan) => plan.kind === "container"), ...plans.filter((plan) => plan.kind === "accelerator")];
+  const keySet = new Set<string>();
+  for (const plan of ordered) {
+    if (plan.kind === "container") for (const key of plan.segments.keys()) keySet.add(key);
+    else keySet.add(ACCELERATOR_ROW_ID);
+  }
+  const keys = [...keySet].sort();
+  const keyIndex = new Map(keys.map((key, index) => [key, index]));
+
+  const blocks = new Map<string, MetricBlock>();
+  const blockOf = (metric: PrometheusMetric): MetricBlock => {
+    let block = blocks.get(metric.name);
+    if (block === undefined) {
+      block = loadMetricBlock(scope, metric);
+      blocks.set(metric.name, block);
+    }
+    return block;
+  };
+  const usedSlices: F64Slice[] = [];
+  for (const plan of ordered) {
+    const block = blockOf(plan.metric);
+    const indices = plan.kind === "container" ? [...plan.segments.values()].flat() : plan.series;
+    for (const index of indices) usedSlices.push(seriesTimestamps(block, index));
+  }
+  const axis = scope.own(unionOfSorted(usedSlices));
+  const steps = axis.length;
+  const grid = scope.zeros(Math.max(1, ordered.length * keys.length * steps));
+  const presence = scope.zeros(Math.max(1, keys.length * steps));
+  const cell = (plane: number, key: number): F64Slice => sliceOf(grid, (plane * keys.length + key) * steps, steps);
+  const presenceOf = (key: number): F64Slice => sliceOf(presence, key * steps, steps);
+
+  ordered.forEach((plan, plane) => {
+    const block = blockOf(plan.metric);
+    if (plan.kind === "accelerator") {
+      const key = keyIndex.get(ACCELERATOR_ROW_ID)!;
+      for (const index of plan.series) {
+        accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), cell(plane, key), presenceOf(key));
+      }
+      return;
+    }
+    const longest = Math.max(...[...plan.segments.values()].map((segment) => segmentLength(plan.metric, segment)));
+    const rates = scope.zeros(longest);
+    const joinedCounts = scope.zeros(longest);
+    const joinedValues = scope.zeros(longest);
+    for (const [key, segment] of plan.segments) {
+      const n = segmentLength(plan.metric, segment);
+      let timestamps: F64Slice;
+      let values: F64Slice;
+      if (segment.length === 1) {
+        timestamps = seriesTimestamps(block, segment[0]!);
+        values = seriesValues(block, segment[0]!);
+      } else {
+        // One container split over several series (e.g. Kepler's `command` label changes back and
+        // forth): the reference sorts all their samples by time before taking rates, so they are
+        // merged on their joint axis. A timestamp two of them share has no defined order: rejected.
+        const merged = scope.own(unionOfSorted(segment.map((index) => seriesTimestamps(block, index))));
+        if (merged.length !== n) {
+          throw new InvalidInputError(
+            `response.${plan.metric.name}[${segment.join(",")}]`,
+            `series of the same container ${key} have ${n - merged.length} sample(s) at the same timestamp; one container cannot have two values at one time`,
+          );
+        }
+        const mergedValues = sliceOf(joinedValues, 0, n);
+        joinedValues.view().fill(0, 0, n);
+        const counts = sliceOf(joinedCounts, 0, n);
+        joinedCounts.view().fill(0, 0, n);
+        for (const index of segment)
+          accumulateOnAxis(merged, seriesTimestamps(block, index), seriesValues(block, index), mergedValues, counts);
+        timestamps = merged;
+        values = mergedValues;
+      }
+      const rateSlice = sliceOf(rates, 0, n);
+      counterToRateOnSlices(timestamps, values, rateSlice, "repeat-previous");
+      const k = keyIndex.get(key)!;
+      accumulateOnAxis(axis, timestamps, rateSlice, cell(plane, k), presenceOf(k));
+    }
+  });
+  noteContainerLifetimes(ordered, axis, notices);
+  return { axis, keys, featureColumns: ordered.map((plan) => plan.column), grid, presence };
+}
+
+function segmentLength(metric: PrometheusMetric, segment: readonly number[]): number {
+  return segment.reduce((total, index) => total + metric.series[index]!.length, 0);
+}
+
+function planFeature(response: PrometheusResponse, feature: string, options: WorkloadGridOptions, notices: string[]): Plan[] {
+  const name = featureMetricName(feature, options);
+  const metric = requireMetric(response, name, `feature ${feature} of group ${options.featureGroup}`);
+  const keyLabels: readonly string[] = options.useVmMetrics ? PROCESS_KEY_LABELS : CONTAINER_KEY_LABELS;
+  // As in the reference, the container path applies when every key label is a column of the metric's
+  // table, i.e. appears on at least one series.
+  const hasKeyLabels = keyLabels.every((label) => metric.series.some((series) => label in series.labels));
+  if (!hasKeyLabels) return planAccelerator(metric, feature);
+
+  const byKey = new Map<string, number[]>();
+  metric.series.forEach((series, index) => {
+    const isVm = labelOf(series.labels, "job") === VM_JOB_NAME;
+    if (isVm !== options.useVmMetrics) return;
+    const key = keyLabels.map((label) => labelOf(series.labels, label)).join("/");
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [index]);
+    else list.push(index);
+  });
+  const segments = new Map<string, number[]>();
+  let singleSample = 0;
+  for (const [key, indices] of byKey) {
+    const ordered = indices.filter((index) => metric.series[index]!.length > 0);
+    if (segmentLength(metric, ordered) < 2) {
+      singleSample++;
+      continue;
+    }
+    for (const index of ordered) assertFiniteSeries(metric, index);
+    segments.set(key, ordered);
+  }
+  if (singleSample > 0) {
+    notices.push(
+      `${name}: ${singleSample} container(s) with a single sample skipped (a rate needs two samples), as the reference does`,
+    );
+  }
+  if (segments.size === 0) {
+    throw new InvalidInputError(
+      `response.${name}`,
+      `no ${options.useVmMetrics ? `job="${VM_JOB_NAME}"` : `non-VM (job!="${VM_JOB_NAME}")`} container series with at least two samples`,
+    );
+  }
+  return [{ kind: "container", column: feature, metric, segments }];
+}
+
+function planAccelerator(metric: PrometheusMetric, feature: string): AcceleratorPlan[] {
+  const byType = new Map<string, number[]>();
+  metric.series.forEach((series, index) => {
+    const type = series.labels[ACCELERATOR_TYPE_LABEL];
+    if (type === undefined || series.length === 0) return;
+    assertFiniteSeries(metric, index);
+    const list = byType.get(type);
+    if (list === undefined) byType.set(type, [index]);
+    else list.push(index);
+  });
+  if (byType.size === 0) {
+    throw new InvalidInputError(
+      `response.${metric.name}`,
+      `series have neither the container labels (${CONTAINER_KEY_LABELS.join(", ")}) nor a "${ACCELERATOR_TYPE_LABEL}" label`,
+    );
+  }
+  return [...byType.keys()]
+    .sort()
+    .map((type) => ({ kind: "accelerator", column: `${feature}_${type}`, metric, series: byType.get(type)! }));
+}
+
+function firstTimestamp(metric: PrometheusMetric, index: number): number {
+  return metric.timestamps[metric.series[index]!.offset]!;
+}
+
+function lastTimestamp(metric: PrometheusMetric, index: number): number {
+  const series = metric.series[index]!;
+  return metric.timestamps[series.offset + series.length - 1]!;
+}
+
+// Containers that start late or stop early are kept only where they have samples, as the reference
+// does; their first sample gives rate 0. Said once per extraction so a user can see it happened.
+function noteContainerLifetimes(plans: readonly Plan[], axis: F64Buffer, notices: string[]): void {
+  if (axis.length === 0) return;
+  const view = axis.view();
+  const start = view[0]!;
+  const end = view[view.length - 1]!;
+  const late = new Set<string>();
+  const early = new Set<string>();
+  for (const plan of plans) {
+    if (plan.kind !== "container") continue;
+    for (const [key, segment] of plan.segments) {
+      if (firstTimestamp(plan.metric, segment[0]!) > start) late.add(key);
+      if (lastTimestamp(plan.metric, segment[segment.length - 1]!) < end) early.add(key);
+    }
+  }
+  if (late.size > 0 || early.size > 0) {
+    notices.push(
+      `${late.size} container(s) appear after the first timestamp (their first sample counts as rate 0, as in the reference) and ${early.size} vanish before the last; each contributes rows only where it has samples`,
+    );
+  }
+}
