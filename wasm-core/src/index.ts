@@ -53,13 +53,3 @@ export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolyno
 export { type FitSgdOptions, type SgdModel, fitSgd } from "./sgd.js";
 export { type KnnModel, type PredictKnnOptions, predictKnn } from "./neighbours.js";
 export { type CurveFit, type CurveKind, type FitCurveOptions, fitCurve, predictCurve } from "./curve-fit.js";
-export {
-  type OffsetResult,
-  type SqueezeColumn,
-  type SqueezeMode,
-  type TimedColumns,
-  dynamicPower,
-  scaleByShare,
-  squeezeByTimestamp,
-  subtractGroupOffsets,
-} from "./isolation.js";
