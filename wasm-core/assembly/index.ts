@@ -25,3 +25,4 @@ export { polynomialFeatures2 } from "./polynomial";
 export { fitSgd } from "./sgd";
 export { predictKnn } from "./neighbours";
 export { fitCurve, predictCurve } from "./curve-fit";
+export { normalizeRowSums, subtractGroupOffsets, dynamicPower, scaleByShare } from "./isolation";

@@ -81,6 +81,19 @@ export interface CoreExports {
   ): number;
   fitCurve(kind: number, xPtr: number, yPtr: number, m: number, pPtr: number, maxfev: number, resultPtr: number): number;
   predictCurve(kind: number, parametersPtr: number, xPtr: number, n: number, outPtr: number): number;
+  normalizeRowSums(blockPtr: number, rows: number, cols: number): number;
+  subtractGroupOffsets(
+    blockPtr: number,
+    rows: number,
+    cols: number,
+    groupPtr: number,
+    offsetsPtr: number,
+    groups: number,
+    clamp: number,
+    outPtr: number,
+  ): number;
+  dynamicPower(nodePtr: number, backgroundPtr: number, n: number, outPtr: number): number;
+  scaleByShare(labelPtr: number, nodePtr: number, dynamicPtr: number, n: number, outPtr: number): number;
   [kernel: string]: unknown;
 }
 
