@@ -12,7 +12,12 @@ export async function startTrainer(config: TrainerConfig, deps: { logger: Logger
     host: config.host,
     port: config.port,
     logger: deps.logger,
-    services: [{ definition: TrainerServiceDefinition, implementation: createTrainerService() }],
+    services: [
+      {
+        definition: TrainerServiceDefinition,
+        implementation: createTrainerService({ modelPath: config.modelPath, logger: deps.logger.child({ service: "trainer" }) }),
+      },
+    ],
   });
 }
 

@@ -1,7 +1,87 @@
-import { TrainerServiceDefinition, type TrainerServiceImplementation } from "../generated/kepler/model/v1/trainer_service.js";
-import { withUnimplemented } from "../kit/unimplemented.js";
+// Thin gRPC glue for TrainerService: decode the request stream, call trainModels, stream its events.
+import { assertEnergySource } from "../domain/energy-sources.js";
+import { InvalidInputError } from "../domain/errors.js";
+import type { TableChunk } from "../generated/kepler/model/v1/table.js";
+import type {
+  TrainerServiceImplementation,
+  TrainRequest,
+  TrainResponse,
+} from "../generated/kepler/model/v1/trainer_service.js";
+import { collectChunks } from "../kit/table-codec.js";
+import type { DomainLogger } from "../kit/logger.js";
+import { publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";
+import { trainModels } from "./domain/train-models.js";
+import { listTrainers } from "./domain/trainer-registry.js";
+import { createEventQueue } from "./event-queue.js";
+import { progressMessage, resultMessage, summaryMessage, toTrainModelsRequest } from "./train-messages.js";
 
-/** The trainer RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */
-export function createTrainerService(): TrainerServiceImplementation {
-  return withUnimplemented<TrainerServiceImplementation>(TrainerServiceDefinition);
+/** What the trainer service needs: the local model folder it publishes to, and a logger. */
+export interface TrainerServiceDeps {
+  modelPath: string;
+  logger: DomainLogger;
+}
+
+// The messages after the options: each must be a table chunk.
+async function* tableChunks(rest: AsyncIterator<TrainRequest>): AsyncGenerator<TableChunk> {
+  let index = 1;
+  while (true) {
+    const next = await rest.next();
+    if (next.done === true) return;
+    const content = next.value.content;
+    if (content?.$case !== "chunk")
+      throw new InvalidInputError(
+        `requests[${index}]`,
+        "only the first message carries options; the others must be table chunks",
+      );
+    yield content.value;
+    index++;
+  }
+}
+
+/** The TrainerService implementation. */
+export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceImplementation {
+  return {
+    async *train(requests: AsyncIterable<TrainRequest>): AsyncGenerator<TrainResponse> {
+      const iterator = requests[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      if (first.done === true || first.value.content?.$case !== "options") {
+        throw new InvalidInputError("requests[0].options", "the first message must carry the training options");
+      }
+      const options = first.value.content.value;
+      const table = await collectChunks(tableChunks(iterator), "requests.chunk");
+      const request = toTrainModelsRequest(options, table);
+      const energySource = assertEnergySource(request.energySource, "options.energy_source");
+      const queue = createEventQueue<TrainResponse>();
+      trainModels(request, {
+        publishModel: async (archive) => {
+          await publishModelArchive(deps.modelPath, archive);
+        },
+        readCheckpoint: (group, trainer, component, nodeType) =>
+          readCheckpoint(deps.modelPath, group, trainer, component, nodeType),
+        writeCheckpoint: async (group, checkpoint) => {
+          await writeCheckpoint(deps.modelPath, group, checkpoint);
+        },
+        onProgress: (event) => queue.push(progressMessage(event)),
+        onResult: (result) => queue.push(resultMessage(result, request, energySource)),
+        logger: deps.logger,
+      }).then(
+        (result) => {
+          queue.push(summaryMessage(result));
+          queue.end();
+        },
+        (error: unknown) => queue.fail(error),
+      );
+      yield* queue;
+    },
+    async listTrainers() {
+      return {
+        trainers: listTrainers().map((t) => ({
+          trainerName: t.name,
+          modelClass: t.modelClass,
+          weightCapable: t.weightCapable,
+          description: t.description,
+        })),
+      };
+    },
+  };
 }
