@@ -2,11 +2,7 @@
 import { assertEnergySource } from "../domain/energy-sources.js";
 import { InvalidInputError } from "../domain/errors.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
-import type {
-  TrainerServiceImplementation,
-  TrainRequest,
-  TrainResponse,
-} from "../generated/kepler/model/v1/trainer_service.js";
+import type { TrainerServiceImplementation, TrainRequest, TrainResponse } from "../generated/kepler/model/v1/trainer_service.js";
 import { collectChunks } from "../kit/table-codec.js";
 import type { DomainLogger } from "../kit/logger.js";
 import { publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";

@@ -1,0 +1,79 @@
+// Continued training from checkpoints (spec §5.3 step 3): SGD continues from its checkpoint (coefficients,
+// intercept, update count, and the scale it was fitted with); closed-form trainers refit from scratch.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { goldenTable, goldenTestTimestamps } from "../../../test/fixtures/trainer/fixtures.js";
+import { createDataTable, type DataTable } from "../../domain/data-table.js";
+import { publishModelArchive, readCheckpoint, readModelFolder, writeCheckpoint } from "../../models/index.js";
+import { type TrainModelsDeps, trainModels } from "./train-models.js";
+
+// The acpi golden table with every feature value doubled: a fresh MaxAbs scale would double too.
+function doubled(table: DataTable): DataTable {
+  const columns = table.columnNames.map((name, j) => {
+    const column = table.values.subarray(j * table.rowCount, (j + 1) * table.rowCount);
+    return [name, name.endsWith("_power") || name === "node_type" ? column : column.map((v) => 2 * v)] as [string, Float64Array];
+  });
+  return createDataTable(table.timestamps, columns);
+}
+
+describe("continued training", () => {
+  let modelPath: string;
+  let deps: TrainModelsDeps;
+  beforeEach(async () => {
+    modelPath = await mkdtemp(join(tmpdir(), "model-path-"));
+    deps = {
+      publishModel: async (archive) => {
+        await publishModelArchive(modelPath, archive);
+      },
+      readCheckpoint: (group, trainer, component, nodeType) => readCheckpoint(modelPath, group, trainer, component, nodeType),
+      writeCheckpoint: async (group, checkpoint) => {
+        await writeCheckpoint(modelPath, group, checkpoint);
+      },
+    };
+  });
+  afterEach(async () => {
+    await rm(modelPath, { recursive: true, force: true });
+  });
+
+  const base = {
+    energySource: "acpi",
+    featureGroup: "CounterOnly",
+    outputType: "AbsPower" as const,
+    trainerNames: ["SGDRegressorTrainer", "LinearRegressionTrainer"],
+    testTimestampsSeconds: goldenTestTimestamps("acpi"),
+    pipelineName: "std_v0.7.11",
+  };
+  const group = join("std_v0.7.11", "acpi", "AbsPower", "CounterOnly");
+
+  it("continues SGD from its checkpoint and scale; refits LinearRegression with a fresh scale", async () => {
+    await trainModels({ ...base, table: goldenTable("acpi") }, deps);
+    const first = await readCheckpoint(
+      modelPath,
+      { pipelineName: "std_v0.7.11", energySource: "acpi", outputType: "AbsPower", featureGroup: "CounterOnly" },
+      "SGDRegressorTrainer",
+      "platform",
+      0,
+    );
+    if (first?.model.kind !== "sgd") throw new Error("no SGD checkpoint after the first run");
+    // A fresh fit starts at t = 1 and adds one per sample: 150 training rows per epoch.
+    expect(first.model.t).toBe(1 + 150 * first.model.epochs);
+
+    const second = await trainModels({ ...base, table: doubled(goldenTable("acpi")), continueFromCheckpoint: true }, deps);
+    expect(second.results.map((r) => r.outcome)).toEqual(["succeeded", "succeeded"]);
+    const sgd = await readModelFolder(join(modelPath, group, "SGDRegressorTrainer_0"));
+    const model = sgd.components.platform;
+    if (model?.kind !== "sgd") throw new Error("no SGD model");
+    expect(model.t).toBe(first.model.t + 150 * model.epochs);
+    expect(sgd.scaler.scale).toEqual(first.scale);
+    const linear = await readModelFolder(join(modelPath, group, "LinearRegressionTrainer_0"));
+    expect(linear.scaler.scale).toEqual(first.scale.map((s) => 2 * s));
+
+    // Without --continue the checkpoint is ignored (and overwritten): SGD starts again at t = 1.
+    await trainModels({ ...base, table: goldenTable("acpi") }, deps);
+    const fresh = JSON.parse(await readFile(join(modelPath, group, "checkpoint", "SGDRegressorTrainer_platform_0.json"), "utf8"));
+    expect(fresh.model.t).toBe(first.model.t);
+    expect(fresh.model.coefficients).toEqual(first.model.coefficients);
+  });
+});
