@@ -5,6 +5,15 @@ import { hostKey, portKey } from "../kit/service-addresses.js";
 export const extractorConfigSchema = {
   host: hostKey,
   port: portKey("extractor"),
+  prometheusTimeoutMs: {
+    type: "integer",
+    default: 60_000,
+    env: "KEPLER_MODEL_PROMETHEUS_TIMEOUT_MS",
+    flag: "prometheus-timeout-ms",
+    description: "Timeout of each Prometheus HTTP request (label discovery, one query_range sub-range), in ms.",
+    check: (value: number) =>
+      Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of ms, got ${value}`,
+  },
 } satisfies ConfigSchema;
 
 export type ExtractorConfig = ConfigOf<typeof extractorConfigSchema>;

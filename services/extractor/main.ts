@@ -12,7 +12,12 @@ export async function startExtractor(config: ExtractorConfig, deps: { logger: Lo
     host: config.host,
     port: config.port,
     logger: deps.logger,
-    services: [{ definition: ExtractorServiceDefinition, implementation: createExtractorService() }],
+    services: [
+      {
+        definition: ExtractorServiceDefinition,
+        implementation: createExtractorService({ prometheusTimeoutMs: config.prometheusTimeoutMs }),
+      },
+    ],
   });
 }
 

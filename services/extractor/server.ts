@@ -1,7 +1,108 @@
-import { ExtractorServiceDefinition, type ExtractorServiceImplementation } from "../generated/kepler/model/v1/extractor_service.js";
-import { withUnimplemented } from "../kit/unimplemented.js";
+import { InvalidInputError } from "../domain/errors.js";
+import type {
+  ExtractorServiceImplementation,
+  ExtractSummary,
+  ListValidFeatureGroupsResponse,
+  MetricSummary,
+} from "../generated/kepler/model/v1/extractor_service.js";
+import type { TableChunk } from "../generated/kepler/model/v1/table.js";
+import { CHUNK_BYTES } from "../kit/message-limits.js";
+import { tableToChunks } from "../kit/table-codec.js";
+import { type ExtractResult, extract } from "./domain/extract.js";
+import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheus-window.js";
+import { type MetricCounts, summarizeResponse } from "./domain/summarize-response.js";
+import { decodeExtractOptions, decodeWindow, readOptionsAndResponse } from "./request-options.js";
+import { parsePrometheusResponse } from "../domain/prometheus-response.js";
 
-/** The extractor RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */
-export function createExtractorService(): ExtractorServiceImplementation {
-  return withUnimplemented<ExtractorServiceImplementation>(ExtractorServiceDefinition);
+export interface ExtractorServiceDeps {
+  /** Timeout of each Prometheus HTTP request. */
+  readonly prometheusTimeoutMs: number;
+}
+
+/** The extractor RPCs: decode the request, call the domain, stream the table then a summary. */
+export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
+  return {
+    async *extract(requests) {
+      const { options, response } = await readOptionsAndResponse(requests);
+      const extractOptions = decodeExtractOptions(options, "requests[0].options");
+      if (response === undefined)
+        throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
+      yield* resultMessages(extract(response, extractOptions));
+    },
+
+    async *extractFromPrometheus(request) {
+      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs);
+      const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
+      const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
+      yield* resultMessages(extract(response, options));
+    },
+
+    async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
+      const { options, response: inline } = await readOptionsAndResponse(requests);
+      let response = inline;
+      if (options.window !== undefined) {
+        if (inline !== undefined)
+          throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
+        const source = decodeWindow(options.window, "requests[0].options.window", deps.prometheusTimeoutMs);
+        response = await readPrometheusWindow({
+          ...source,
+          thirdPartyMetrics: [...source.thirdPartyMetrics, ...options.thirdPartyMetricNames],
+        });
+      }
+      if (response === undefined)
+        throw new InvalidInputError("response_chunk", "no data: send response chunks or name a window in the options");
+      const summary = summarizeResponse(response, [
+        ...options.thirdPartyMetricNames,
+        ...(options.window?.thirdPartyMetricNames ?? []),
+      ]);
+      return {
+        validFeatureGroups: summary.validFeatureGroups.reference,
+        validHistoricalFeatureGroups: summary.validFeatureGroups.historical,
+        energySources: [...summary.energySources],
+        metrics: summary.metrics.map(metricSummary),
+      };
+    },
+
+    async *queryPrometheus(request) {
+      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs);
+      const saved = await readSavedResponse(source);
+      const bytes = Buffer.from(JSON.stringify(saved), "utf8");
+      for (let start = 0; start < bytes.length; start += CHUNK_BYTES) {
+        yield { content: { $case: "responseChunk", value: bytes.subarray(start, start + CHUNK_BYTES) } };
+      }
+      const metrics = summarizeResponse(parsePrometheusResponse(saved, "prometheus")).metrics.map(metricSummary);
+      yield { content: { $case: "summary", value: { metrics, responseSizeBytes: bytes.length } } };
+    },
+  };
+}
+
+function* resultMessages(
+  result: ExtractResult,
+): Generator<{ content: { $case: "chunk"; value: TableChunk } | { $case: "summary"; value: ExtractSummary } }> {
+  for (const chunk of tableToChunks(result.table)) yield { content: { $case: "chunk", value: chunk } };
+  yield {
+    content: {
+      $case: "summary",
+      value: {
+        powerColumnNames: [...result.powerColumns],
+        featureNames: [...result.features],
+        correlationPowerColumnName: result.correlationPowerColumn,
+        correlations: result.correlations.map(({ feature, correlation }) => ({ featureName: feature, correlation })),
+        validFeatureGroups: [...result.validFeatureGroups],
+        validHistoricalFeatureGroups: [...result.validHistoricalFeatureGroups],
+        rowCount: result.table.rowCount,
+        containerCount: result.containerCount,
+        notices: [...result.notices],
+      },
+    },
+  };
+}
+
+function metricSummary(counts: MetricCounts): MetricSummary {
+  return {
+    metricName: counts.metricName,
+    seriesCount: counts.seriesCount,
+    sampleCount: counts.sampleCount,
+    positiveSampleCount: counts.positiveSampleCount,
+  };
 }

@@ -305,3 +305,11 @@ export function gatherNodeRows(
   }
   return r;
 }
+
+/** Number of values greater than `threshold` (NaN never is): the reference CLI's validate counts. */
+export function countGreaterThan(valuesPtr: usize, n: i32, threshold: f64): i32 {
+  if (n < 0) return ERR_DIMENSION;
+  let count = 0;
+  for (let i = 0; i < n; i++) if (at(valuesPtr, i) > threshold) count++;
+  return count;
+}

@@ -14,6 +14,7 @@ export {
   countContainerRows,
   gatherContainerRows,
   gatherNodeRows,
+  countGreaterThan,
 } from "./aggregate";
 export { rollingMean } from "./rolling";
 export { pearsonColumns } from "./correlation";

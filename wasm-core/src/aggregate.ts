@@ -259,3 +259,13 @@ export function gatherNodeRows(
     }));
   });
 }
+
+/** How many values exceed `threshold` (NaN never does). */
+export function countGreaterThan(values: ArrayLike<number>, threshold: number): number {
+  const buffer = F64Buffer.from(values);
+  return withBuffers([buffer], () => {
+    const count = core().countGreaterThan(buffer.ptr, buffer.length, threshold);
+    assertKernelOk("countGreaterThan", count < 0 ? count : 0);
+    return count;
+  });
+}

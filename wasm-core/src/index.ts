@@ -21,6 +21,7 @@ export {
   accumulateOnAxis,
   copySlice,
   counterToRateOnSlices,
+  countGreaterThan,
   gatherByIndex,
   gatherContainerRows,
   gatherNodeRows,

@@ -57,6 +57,7 @@ export interface CoreExports {
     outPtr: number,
     outStepPtr: number,
   ): number;
+  countGreaterThan(valuesPtr: number, n: number, threshold: number): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;
   pearsonColumns(xPtr: number, rows: number, cols: number, yPtr: number, outPtr: number): number;
   maxAbsScale(xPtr: number, rows: number, cols: number, scalePtr: number): number;

@@ -1,0 +1,82 @@
+// `kepler-model train` on the reference's coremark table and golden split.
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fixturePath } from "../../test/fixtures/trainer/fixtures.js";
+import { runCli } from "../main.js";
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (data: Buffer) => {
+    out += data.toString();
+  });
+  stderr.on("data", (data: Buffer) => {
+    err += data.toString();
+  });
+  const code = await runCli(argv, { stdout, stderr, env: {} });
+  return { code, stdout: out, stderr: err };
+}
+
+describe("kepler-model train", () => {
+  let modelPath: string;
+  beforeEach(async () => {
+    modelPath = await mkdtemp(join(tmpdir(), "cli-train-"));
+  });
+  afterEach(async () => {
+    await rm(modelPath, { recursive: true, force: true });
+  });
+
+  it("trains on the fixture CSV with the golden split, prints MAE/MAPE per component and writes the archives", async () => {
+    const { code, stdout, stderr } = await run([
+      "train",
+      "--input",
+      fixturePath("extract_abs_acpi_CounterOnly.csv"),
+      "--source",
+      "acpi",
+      "--feature-group",
+      "CounterOnly",
+      "--output-type",
+      "AbsPower",
+      "--trainers",
+      "LinearRegressionTrainer,KNeighborsRegressorTrainer,LogisticRegressionTrainer",
+      "--test-timestamps",
+      fixturePath("split_coremark.json"),
+      "--model-path",
+      modelPath,
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const group = join(modelPath, "std_v0.7.11", "acpi", "AbsPower", "CounterOnly");
+    // Golden test MAE / MAPE (trainers_coremark_acpi.csv): 11.50 / 4.58, 6.61 / 2.81, 7.20 / 3.01.
+    expect(stdout).toBe(
+      [
+        "trainer                     node_type  component  mae_w  mape_pct  status",
+        "LinearRegressionTrainer     0          platform   11.50  4.58      ok",
+        "KNeighborsRegressorTrainer  0          platform   6.61   2.81      ok",
+        "LogisticRegressionTrainer   0          platform   7.20   3.01      ok",
+        "",
+        "3 of 3 models trained on 187 rows; archives:",
+        `  ${join(group, "LinearRegressionTrainer_0.zip")}`,
+        `  ${join(group, "KNeighborsRegressorTrainer_0.zip")}`,
+        `  ${join(group, "LogisticRegressionTrainer_0.zip")}`,
+        "",
+      ].join("\n"),
+    );
+    expect((await readdir(group)).filter((name) => name.endsWith(".zip")).sort()).toEqual([
+      "KNeighborsRegressorTrainer_0.zip",
+      "LinearRegressionTrainer_0.zip",
+      "LogisticRegressionTrainer_0.zip",
+    ]);
+  });
+
+  it("reports a usage error for a missing flag", async () => {
+    const { code, stderr } = await run(["train", "--source", "acpi"]);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe("kepler-model train: --input is required");
+  });
+});

@@ -1,0 +1,28 @@
+// The live path: a window of a running Prometheus read into a parsed response (reference
+// `kepler-model query` followed by prom_responses_to_results).
+import { type PrometheusResponse, parsePrometheusResponse } from "../../domain/prometheus-response.js";
+import { type PrometheusClient, createPrometheusClient } from "../../prometheus/prometheus-client.js";
+import { type QueryWindow, type SavedResponse, queryWindow } from "../../prometheus/query-window.js";
+
+/** A window plus where to read it. */
+export interface PrometheusSource extends QueryWindow {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+}
+
+/** The saved-response document of a window, exactly as the reference would save it. */
+export async function readSavedResponse(
+  source: PrometheusSource,
+  client: PrometheusClient = clientOf(source),
+): Promise<SavedResponse> {
+  return queryWindow(client, source);
+}
+
+/** A window of a live Prometheus, parsed and validated like an inline response. */
+export async function readPrometheusWindow(source: PrometheusSource): Promise<PrometheusResponse> {
+  return parsePrometheusResponse(await readSavedResponse(source), "prometheus");
+}
+
+function clientOf(source: PrometheusSource): PrometheusClient {
+  return createPrometheusClient({ baseUrl: source.baseUrl, timeoutMs: source.timeoutMs });
+}

@@ -1,0 +1,44 @@
+// What a response holds (reference CLI `validate` and get_valid_feature_group_from_queries): per-metric
+// counts, the energy sources with node energy series, and the feature groups the data supports.
+import { type EnergySource, energySourceOfLabel } from "../../domain/energy-sources.js";
+import type { PrometheusResponse } from "../../domain/prometheus-response.js";
+import { countGreaterThan } from "../../../wasm-core/src/index.js";
+import { SOURCE_LABEL } from "./metric-names.js";
+import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
+
+export interface MetricCounts {
+  readonly metricName: string;
+  readonly seriesCount: number;
+  readonly sampleCount: number;
+  /** Samples with a value > 0 (the reference's "non-zero" count for counters). */
+  readonly positiveSampleCount: number;
+}
+
+export interface ResponseSummary {
+  readonly validFeatureGroups: ValidFeatureGroups;
+  /** Canonical sources of the `kepler_node_*_joules_total` series (e.g. `rapl` read as `rapl-sysfs`). */
+  readonly energySources: readonly EnergySource[];
+  /** Ordered by metric name. */
+  readonly metrics: readonly MetricCounts[];
+}
+
+/** Summarises a parsed response. */
+export function summarizeResponse(response: PrometheusResponse, thirdPartyMetrics: readonly string[] = []): ResponseSummary {
+  const sources = new Set<EnergySource>();
+  for (const [name, metric] of response.metrics) {
+    if (!/^kepler_node_.+_joules_total$/.test(name)) continue;
+    for (const series of metric.series) {
+      const source = energySourceOfLabel(series.labels[SOURCE_LABEL] ?? "");
+      if (source !== undefined) sources.add(source);
+    }
+  }
+  const metrics = [...response.metrics.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((metric) => ({
+      metricName: metric.name,
+      seriesCount: metric.series.length,
+      sampleCount: metric.values.length,
+      positiveSampleCount: countGreaterThan(metric.values, 0),
+    }));
+  return { validFeatureGroups: validFeatureGroupsOf(response, thirdPartyMetrics), energySources: [...sources].sort(), metrics };
+}

@@ -1,0 +1,96 @@
+// Decoding of the extractor's request messages into domain options; every error names the field.
+import { assertEnergySource } from "../domain/energy-sources.js";
+import { InvalidInputError } from "../domain/errors.js";
+import { assertExtractableFeatureGroup } from "../domain/feature-groups.js";
+import { PrometheusResponseReader, type PrometheusResponse } from "../domain/prometheus-response.js";
+import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
+import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
+import { DEFAULT_STEP_SECONDS } from "../prometheus/query-window.js";
+import type { ExtractOptions } from "./domain/extract.js";
+import { KEPLER_METRIC_PREFIX } from "./domain/metric-names.js";
+import type { PrometheusSource } from "./domain/read-prometheus-window.js";
+
+/** ExtractOptions message -> domain options. */
+export function decodeExtractOptions(
+  message: ExtractOptionsMessage | undefined,
+  field: string,
+  extraThirdParty: readonly string[] = [],
+): ExtractOptions {
+  if (message === undefined) throw new InvalidInputError(field, "required");
+  if (message.energySource === "") throw new InvalidInputError(`${field}.energy_source`, "required");
+  if (message.featureGroup === "") throw new InvalidInputError(`${field}.feature_group`, "required");
+  let level: ExtractOptions["level"];
+  if (message.level === TableLevel.TABLE_LEVEL_NODE) level = "node";
+  else if (message.level === TableLevel.TABLE_LEVEL_CONTAINER) level = "container";
+  else throw new InvalidInputError(`${field}.level`, "required: TABLE_LEVEL_NODE or TABLE_LEVEL_CONTAINER");
+  let extractor: ExtractOptions["extractor"];
+  if (message.extractor === ExtractorKind.EXTRACTOR_KIND_SMOOTH) extractor = "smooth";
+  else if (
+    message.extractor === ExtractorKind.EXTRACTOR_KIND_DEFAULT ||
+    message.extractor === ExtractorKind.EXTRACTOR_KIND_UNSPECIFIED
+  ) {
+    extractor = "default";
+  } else throw new InvalidInputError(`${field}.extractor`, `unknown extractor kind ${message.extractor}`);
+  return {
+    energySource: assertEnergySource(message.energySource, `${field}.energy_source`),
+    featureGroup: assertExtractableFeatureGroup(message.featureGroup, `${field}.feature_group`),
+    level,
+    extractor,
+    nodeType: message.nodeType,
+    useVmMetrics: message.useVmMetrics,
+    thirdPartyMetrics: [...new Set([...message.thirdPartyMetricNames, ...extraThirdParty])],
+  };
+}
+
+/** PrometheusWindow message -> where and what to read. */
+export function decodeWindow(window: PrometheusWindow | undefined, field: string, timeoutMs: number): PrometheusSource {
+  if (window === undefined) throw new InvalidInputError(field, "required");
+  if (window.baseUrl === "") throw new InvalidInputError(`${field}.base_url`, "required");
+  if (!(window.endTimeSeconds >= window.startTimeSeconds) || window.startTimeSeconds <= 0) {
+    throw new InvalidInputError(
+      field,
+      `expected 0 < start_time_seconds <= end_time_seconds, got ${window.startTimeSeconds} .. ${window.endTimeSeconds}`,
+    );
+  }
+  if (window.stepSeconds < 0)
+    throw new InvalidInputError(`${field}.step_seconds`, `must not be negative, got ${window.stepSeconds}`);
+  return {
+    baseUrl: window.baseUrl,
+    timeoutMs,
+    startSeconds: window.startTimeSeconds,
+    endSeconds: window.endTimeSeconds,
+    stepSeconds: window.stepSeconds === 0 ? DEFAULT_STEP_SECONDS : window.stepSeconds,
+    metricPrefix: window.metricPrefix === "" ? KEPLER_METRIC_PREFIX : window.metricPrefix,
+    thirdPartyMetrics: window.thirdPartyMetricNames,
+  };
+}
+
+type StreamMessage<O> = { content?: { $case: "options"; value: O } | { $case: "responseChunk"; value: Uint8Array } | undefined };
+
+/**
+ * Reads an options-then-chunks request stream: the options from the first message, the response text
+ * from the rest (parsed when the stream ends). `response` is undefined when no chunk came.
+ */
+export async function readOptionsAndResponse<O>(
+  requests: AsyncIterable<StreamMessage<O>>,
+): Promise<{ options: O; response: PrometheusResponse | undefined }> {
+  let options: O | undefined;
+  const reader = new PrometheusResponseReader("response_chunk");
+  let index = 0;
+  for await (const message of requests) {
+    const content = message.content;
+    if (content?.$case === "options") {
+      if (index !== 0) throw new InvalidInputError(`requests[${index}].options`, "options must come once, in the first message");
+      options = content.value;
+    } else if (content?.$case === "responseChunk") {
+      if (index === 0) throw new InvalidInputError("requests[0].options", "the first message must carry the options");
+      reader.push(content.value);
+    } else {
+      throw new InvalidInputError(`requests[${index}]`, "empty message: expected options or a response chunk");
+    }
+    index++;
+  }
+  if (options === undefined)
+    throw new InvalidInputError("requests[0].options", "no messages: the first message must carry the options");
+  return { options, response: reader.receivedBytes > 0 ? reader.finish() : undefined };
+}

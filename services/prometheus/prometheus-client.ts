@@ -1,0 +1,145 @@
+// A small client for the Prometheus HTTP API (v1): metric-name discovery and range queries, with a
+// timeout on every request and the 11,000-points-per-series limit of query_range respected by
+// splitting long windows.
+import { InvalidInputError, UnavailableError } from "../domain/errors.js";
+
+/** One series of a range query: labels and `[unix_seconds, "value"]` samples, as Prometheus returns them. */
+export interface RangeSeries {
+  readonly metric: Record<string, string>;
+  readonly values: Array<[number, string]>;
+}
+
+/** Prometheus refuses query_range when a series would have more points than this. */
+export const MAX_POINTS_PER_SERIES = 11_000;
+
+export interface PrometheusClientOptions {
+  /** Base URL of the server, e.g. `http://127.0.0.1:9090`. */
+  readonly baseUrl: string;
+  /** Per-request timeout. */
+  readonly timeoutMs: number;
+  /** Points per series per request; at most MAX_POINTS_PER_SERIES. */
+  readonly maxPointsPerSeries?: number;
+}
+
+export interface PrometheusClient {
+  readonly baseUrl: string;
+  /** All metric names (`/api/v1/label/__name__/values`), optionally limited to a time window. */
+  listMetricNames(window?: { startSeconds: number; endSeconds: number }): Promise<string[]>;
+  /** `query_range` over [start, end] at `step`, split into sub-ranges and merged per series. */
+  queryRange(query: string, startSeconds: number, endSeconds: number, stepSeconds: number): Promise<RangeSeries[]>;
+}
+
+/** Creates a client; nothing is contacted until a method is called. */
+export function createPrometheusClient(options: PrometheusClientOptions): PrometheusClient {
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl.endsWith("/") ? options.baseUrl : `${options.baseUrl}/`);
+  } catch {
+    throw new InvalidInputError("base_url", `not a URL: "${options.baseUrl}"`);
+  }
+  if (base.protocol !== "http:" && base.protocol !== "https:") {
+    throw new InvalidInputError("base_url", `expected an http or https URL, got "${options.baseUrl}"`);
+  }
+  const maxPoints = Math.min(options.maxPointsPerSeries ?? MAX_POINTS_PER_SERIES, MAX_POINTS_PER_SERIES);
+  const get = (path: string, params: URLSearchParams) => getJson(new URL(`${path}?${params}`, base), options.timeoutMs);
+
+  return {
+    baseUrl: options.baseUrl,
+    async listMetricNames(window) {
+      const params = new URLSearchParams();
+      if (window) {
+        params.set("start", String(window.startSeconds));
+        params.set("end", String(window.endSeconds));
+      }
+      const data = await get("api/v1/label/__name__/values", params);
+      if (!Array.isArray(data) || data.some((name) => typeof name !== "string")) {
+        throw new UnavailableError("prometheus", `unexpected label values answer from ${base.origin}`);
+      }
+      return data as string[];
+    },
+    async queryRange(query, startSeconds, endSeconds, stepSeconds) {
+      assertWindow(startSeconds, endSeconds, stepSeconds);
+      const merged = new Map<string, RangeSeries>();
+      for (const [start, end] of splitRange(startSeconds, endSeconds, stepSeconds, maxPoints)) {
+        const params = new URLSearchParams({ query, start: String(start), end: String(end), step: String(stepSeconds) });
+        const data = (await get("api/v1/query_range", params)) as { resultType?: string; result?: RangeSeries[] };
+        if (data?.resultType !== "matrix" || !Array.isArray(data.result)) {
+          throw new UnavailableError("prometheus", `query_range of ${query} did not return a matrix`);
+        }
+        for (const series of data.result) {
+          const key = seriesKey(series.metric);
+          const existing = merged.get(key);
+          if (existing === undefined) merged.set(key, { metric: series.metric, values: [...series.values] });
+          else existing.values.push(...series.values);
+        }
+      }
+      return [...merged.values()];
+    },
+  };
+}
+
+/**
+ * Sub-ranges of [start, end] with at most `maxPoints` evaluation steps each, aligned on the original
+ * grid start + i * step and not overlapping, so merged series have each step once.
+ */
+export function splitRange(
+  startSeconds: number,
+  endSeconds: number,
+  stepSeconds: number,
+  maxPoints = MAX_POINTS_PER_SERIES,
+): Array<[number, number]> {
+  assertWindow(startSeconds, endSeconds, stepSeconds);
+  const totalSteps = Math.floor((endSeconds - startSeconds) / stepSeconds);
+  const ranges: Array<[number, number]> = [];
+  for (let first = 0; first <= totalSteps; first += maxPoints) {
+    const last = Math.min(totalSteps, first + maxPoints - 1);
+    ranges.push([startSeconds + first * stepSeconds, startSeconds + last * stepSeconds]);
+  }
+  return ranges;
+}
+
+function assertWindow(startSeconds: number, endSeconds: number, stepSeconds: number): void {
+  if (!Number.isFinite(startSeconds) || !Number.isFinite(endSeconds))
+    throw new InvalidInputError("window", "start and end must be finite Unix times");
+  if (!(stepSeconds > 0)) throw new InvalidInputError("window.step_seconds", `must be positive, got ${stepSeconds}`);
+  if (endSeconds < startSeconds) throw new InvalidInputError("window", `end ${endSeconds} is before start ${startSeconds}`);
+}
+
+function seriesKey(labels: Record<string, string>): string {
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((name) => [name, labels[name]]),
+  );
+}
+
+async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } });
+  } catch (cause) {
+    const reason =
+      (cause as Error).name === "TimeoutError"
+        ? `no answer within ${timeoutMs} ms`
+        : `cannot be reached (${describeCause(cause)})`;
+    throw new UnavailableError("prometheus", `${url.origin} ${reason}`, { cause });
+  }
+  let body: { status?: string; data?: unknown; error?: string; errorType?: string };
+  try {
+    body = (await response.json()) as typeof body;
+  } catch (cause) {
+    throw new UnavailableError("prometheus", `${url.origin}${url.pathname} answered HTTP ${response.status} without JSON`, {
+      cause,
+    });
+  }
+  if (response.ok && body.status === "success") return body.data;
+  const reason = `${url.pathname} failed: HTTP ${response.status} ${body.errorType ?? ""} ${body.error ?? ""}`.trim();
+  // 400/422 mean the query itself is wrong (bad step, too many points); anything else is the server's problem.
+  if (response.status === 400 || response.status === 422) throw new InvalidInputError("window", reason);
+  throw new UnavailableError("prometheus", `${url.origin}${reason}`);
+}
+
+function describeCause(cause: unknown): string {
+  const inner = (cause as { cause?: { code?: string; message?: string } }).cause;
+  return inner?.code ?? inner?.message ?? (cause as Error).message;
+}
