@@ -24,10 +24,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function* requestsFor(
-  text: string,
-  options: Partial<NonNullable<ExtractRequest["content"]> & { $case: "options" }>["value"],
-) {
+async function* requestsFor(text: string, options: Partial<ExtractOptions>) {
   yield { content: { $case: "options" as const, value: { ...defaultOptions, ...options } } };
   const bytes = Buffer.from(text, "utf8");
   // Split deliberately inside the text (not on a JSON boundary), 256 KiB per message.
