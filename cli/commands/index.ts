@@ -1,6 +1,7 @@
 import type { Command } from "../command.js";
+import { extractCommand } from "./extract.js";
 import { serveCommand } from "./serve.js";
 import { trainCommand } from "./train.js";
 
 /** Every `kepler-model` subcommand, in the order `--help` lists them. Add one line per new command file. */
-export const COMMANDS: readonly Command[] = [serveCommand, trainCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, extractCommand, trainCommand];

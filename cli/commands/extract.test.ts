@@ -1,0 +1,110 @@
+// `kepler-model extract` on the recorded coremark response, against the reference's CSV.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { extractorFixturePath, readGoldenCsv, relativeError } from "../../test/support/extractor-fixtures.js";
+import { runCli } from "../main.js";
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (data: Buffer) => {
+    out += data.toString();
+  });
+  stderr.on("data", (data: Buffer) => {
+    err += data.toString();
+  });
+  const code = await runCli(argv, { stdout, stderr, env: {} });
+  return { code, stdout: out, stderr: err };
+}
+
+describe("kepler-model extract", () => {
+  let folder: string;
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), "cli-extract-"));
+  });
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it("writes the reference's CSV for coremark rapl-sysfs/CounterIRQCombined (data labelled `rapl`)", async () => {
+    const out = join(folder, "table.csv");
+    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
+    const result = await run([
+      "extract",
+      "--input",
+      input,
+      "--source",
+      "rapl-sysfs",
+      "--feature-group",
+      "CounterIRQCombined",
+      "--out",
+      out,
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`wrote ${out}: 187 rows`);
+    expect(result.stdout).toContain("cpu_instructions             0.98580313972");
+    const golden = readGoldenCsv("extract_abs_rapl-sysfs_CounterIRQCombined.csv");
+    const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
+    expect(lines[0]).toBe(golden.text.split("\n")[0]);
+    expect(lines).toHaveLength(golden.rows.length + 1);
+    let worst = 0;
+    lines.slice(1).forEach((line, row) => {
+      const fields = line.split(",");
+      const expected = golden.rows[row]!;
+      // timestamp (int), node_type (int), ratio (1.0) and the zero core/uncore columns are textually identical
+      for (const index of [0, 8, 9, 11, 12]) expect(fields[index]).toBe(expected[index]);
+      fields.forEach((field, index) => {
+        worst = Math.max(worst, relativeError(Number(field), Number(expected[index])));
+      });
+    });
+    expect(worst).toBeLessThan(1e-9);
+  });
+
+  it("writes a container-level table with the id column after the timestamp", async () => {
+    const out = join(folder, "containers.csv");
+    const input = extractorFixturePath("idle-2023-12-13.json.gz");
+    const result = await run([
+      "extract",
+      "--input",
+      input,
+      "--source",
+      "acpi",
+      "--feature-group",
+      "BPFOnly",
+      "--level",
+      "container",
+      "--out",
+      out,
+    ]);
+    expect(result.code).toBe(0);
+    const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
+    expect(lines[0]).toBe("timestamp,id,bpf_cpu_time_ms,bpf_page_cache_hit,platform_power,node_type");
+    expect(lines).toHaveLength(211 + 1);
+  });
+
+  it("exits 2 with usage for a missing flag and 1 naming the field for an unknown group", async () => {
+    const input = extractorFixturePath("idle-2023-12-13.json.gz");
+    const missing = await run(["extract", "--input", input, "--feature-group", "BPFOnly", "--out", join(folder, "x.csv")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("kepler-model extract: --source is required");
+    const unknown = await run([
+      "extract",
+      "--input",
+      input,
+      "--source",
+      "acpi",
+      "--feature-group",
+      "Nope",
+      "--out",
+      join(folder, "x.csv"),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--feature-group: unknown feature group "Nope"');
+  });
+});
