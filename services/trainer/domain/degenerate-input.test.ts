@@ -245,4 +245,29 @@ describe("seeded split", () => {
     // sklearn 1.2: _validate_shuffle_split(n, 0.1, None)[1] gives 1, 2 and 19.
     expect(counts).toEqual([1, 2, 19]);
   });
+
+  it("draws the same rows as sklearn's train_test_split(test_size=0.1, shuffle=True, random_state=seed)", async () => {
+    // /usr/bin/python3, sklearn 1.2.1: train_test_split(np.arange(187), test_size=0.1, shuffle=True, random_state=42)[1]
+    const sklearnTest = [185, 78, 55, 137, 161, 15, 75, 154, 122, 175, 158, 42, 165, 30, 51, 16, 166, 177, 85];
+    const x = ramp(187);
+    const table = createDataTable(
+      x.map((v) => v - 1),
+      [
+        ["cache_miss", x],
+        ["cpu_cycles", x],
+        ["cpu_instructions", x],
+        ["platform_power", x],
+      ],
+    );
+    const { results } = await trainModels({
+      table,
+      energySource: "acpi",
+      featureGroup: "CounterOnly",
+      outputType: "AbsPower",
+      trainerNames: ["LinearRegressionTrainer"],
+      seed: 42,
+      skipPublish: true,
+    });
+    expect(Array.from(results[0]?.components[0]?.testTimestamps ?? [])).toEqual(sklearnTest);
+  });
 });
