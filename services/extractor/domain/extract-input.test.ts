@@ -1,0 +1,380 @@
+// Extraction semantics and bad-input handling on small hand-made responses; every expected number is
+// worked out by hand in the comment next to it.
+import { describe, expect, it } from "vitest";
+import { InvalidInputError } from "../../domain/errors.js";
+import { type PrometheusResponse, parsePrometheusResponse } from "../../domain/prometheus-response.js";
+import { type ExtractOptions, extract } from "./extract.js";
+
+type Samples = Array<[number, number | string]>;
+const container = (id: string, samples: Samples, extra: Record<string, string> = {}) => ({
+  metric: {
+    container_id: id,
+    pod_name: `pod-${id}`,
+    container_name: `name-${id}`,
+    container_namespace: "ns",
+    job: "kepler",
+    ...extra,
+  },
+  values: samples.map(([t, v]) => [t, String(v)]),
+});
+const energy = (source: string, samples: Samples, extra: Record<string, string> = {}) => ({
+  metric: { source, mode: "dynamic", ...extra },
+  values: samples.map(([t, v]) => [t, String(v)]),
+});
+
+// Platform energy 0, 1000, 2500, 4000 J at 1000, 1010, 1020, 1030 s -> 100, 150, 150 W.
+const PLATFORM: Samples = [
+  [1000, 0],
+  [1010, 1000],
+  [1020, 2500],
+  [1030, 4000],
+];
+// c1 counts 0, 100, 300, 600 -> 10, 20, 30 /s; c2 appears at 1010 with 50, 150, 250 -> 0 (first), 10, 10 /s.
+const C1: Samples = [
+  [1000, 0],
+  [1010, 100],
+  [1020, 300],
+  [1030, 600],
+];
+const C2: Samples = [
+  [1010, 50],
+  [1020, 150],
+  [1030, 250],
+];
+
+function bpfResponse(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    kepler_container_bpf_cpu_time_ms_total: [container("c1", C1), container("c2", C2)],
+    kepler_container_bpf_page_cache_hit_total: [container("c1", C1), container("c2", C2)],
+    kepler_node_platform_joules_total: [energy("acpi", PLATFORM)],
+    ...overrides,
+  };
+}
+
+const NODE: ExtractOptions = { energySource: "acpi", featureGroup: "BPFOnly", level: "node", extractor: "default" };
+const parse = (document: unknown): PrometheusResponse => parsePrometheusResponse(JSON.stringify(document));
+const column = (result: ReturnType<typeof extract>, name: string) => {
+  const index = result.table.columnNames.indexOf(name);
+  return Array.from(result.table.values.subarray(index * result.table.rowCount, (index + 1) * result.table.rowCount));
+};
+function invalid(run: () => unknown): InvalidInputError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  }
+  throw new Error("expected InvalidInputError");
+}
+
+describe("extract semantics", () => {
+  it("node level: features summed over containers per timestamp, first timestamp dropped by the join", () => {
+    const result = extract(parse(bpfResponse()), NODE);
+    expect(result.table.columnNames).toEqual(["bpf_cpu_time_ms", "bpf_page_cache_hit", "platform_power", "node_type"]);
+    expect(Array.from(result.table.timestamps)).toEqual([1010, 1020, 1030]);
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 30, 40]); // 10+0, 20+10, 30+10
+    expect(column(result, "platform_power")).toEqual([100, 150, 150]);
+    expect(column(result, "node_type")).toEqual([0, 0, 0]);
+    expect(result.notices).toContain(
+      "1 container(s) appear after the first timestamp (their first sample counts as rate 0, as in the reference) and 0 vanish before the last; each contributes rows only where it has samples",
+    );
+  });
+
+  it("container level: (timestamp, id) rows ordered by time then id, power repeated on each row", () => {
+    const result = extract(parse(bpfResponse()), { ...NODE, level: "container" });
+    expect(Array.from(result.table.timestamps)).toEqual([1010, 1010, 1020, 1020, 1030, 1030]);
+    expect(result.table.rowIds).toEqual(Array(3).fill(["c1/pod-c1/name-c1/ns", "c2/pod-c2/name-c2/ns"]).flat());
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 0, 20, 10, 30, 10]);
+    expect(column(result, "platform_power")).toEqual([100, 100, 150, 150, 150, 150]);
+    expect(result.containerCount).toBe(2);
+  });
+
+  it("a vanishing container has rows only while it has samples", () => {
+    // c1 stops after 1020: its rows are 1010 and 1020 only; node sums lose it at 1030.
+    const stopped = C1.slice(0, 3);
+    const response = parse(
+      bpfResponse({
+        kepler_container_bpf_cpu_time_ms_total: [container("c1", stopped), container("c2", C2)],
+        kepler_container_bpf_page_cache_hit_total: [container("c1", stopped), container("c2", C2)],
+      }),
+    );
+    const containers = extract(response, { ...NODE, level: "container" });
+    expect(containers.table.rowIds).toEqual([
+      "c1/pod-c1/name-c1/ns",
+      "c2/pod-c2/name-c2/ns",
+      "c1/pod-c1/name-c1/ns",
+      "c2/pod-c2/name-c2/ns",
+      "c2/pod-c2/name-c2/ns",
+    ]);
+    expect(column(extract(response, NODE), "bpf_cpu_time_ms")).toEqual([10, 30, 10]);
+  });
+
+  it("divides power by each row's own step (the reference divides by the mean step)", () => {
+    // energy 0, 1000, 3000 J at 1000, 1010, 1030 s: 1000/10 = 100 W and 2000/20 = 100 W (mean step 15 s would give 66.7 and 133.3).
+    const response = parse(
+      bpfResponse({
+        kepler_node_platform_joules_total: [
+          energy("acpi", [
+            [1000, 0],
+            [1010, 1000],
+            [1030, 3000],
+          ]),
+        ],
+      }),
+    );
+    const result = extract(response, NODE);
+    expect(Array.from(result.table.timestamps)).toEqual([1010, 1030]);
+    expect(column(result, "platform_power")).toEqual([100, 100]);
+  });
+
+  it('sums energy over modes and packages, and reads `source="rapl"` as rapl-sysfs', () => {
+    // package: two series (idle + dynamic) 0,300,600,900 and 0,100,200,300 -> (300+100)/10 = 40 W per row.
+    const pkg = (mode: string, step: number) =>
+      energy(
+        "rapl",
+        PLATFORM.map(([t], i) => [t, i * step]),
+        { mode, package: "0" },
+      );
+    const zero = (name: string) => [
+      energy(
+        "rapl",
+        PLATFORM.map(([t]) => [t, name === "dram" ? Number(t) : 0]),
+        { package: "0" },
+      ),
+    ];
+    const response = parse(
+      bpfResponse({
+        kepler_node_package_joules_total: [pkg("dynamic", 300), pkg("idle", 100)],
+        kepler_node_core_joules_total: zero("core"),
+        kepler_node_uncore_joules_total: zero("uncore"),
+        kepler_node_dram_joules_total: zero("dram"),
+      }),
+    );
+    const result = extract(response, { ...NODE, energySource: "rapl-sysfs" });
+    expect(result.table.columnNames).toEqual([
+      "bpf_cpu_time_ms",
+      "bpf_page_cache_hit",
+      "package_power",
+      "core_power",
+      "uncore_power",
+      "dram_power",
+      "node_type",
+      "packge_ratio_package",
+    ]);
+    expect(column(result, "package_power")).toEqual([40, 40, 40]);
+    expect(column(result, "dram_power")).toEqual([1, 1, 1]); // dram counter = t: 10 J / 10 s
+    expect(column(result, "packge_ratio_package")).toEqual([1, 1, 1]);
+  });
+
+  it("counter decreases repeat the previous rate, for features and for power (reference mask -> ffill)", () => {
+    // c1 0, 100, 300, 50: 10, 20, then a decrease -> 20 again. Energy 0, 1000, 2500, 100: 100, 150, then 150 again.
+    const reset: Samples = [
+      [1000, 0],
+      [1010, 100],
+      [1020, 300],
+      [1030, 50],
+    ];
+    const response = parse({
+      kepler_container_bpf_cpu_time_ms_total: [container("c1", reset)],
+      kepler_container_bpf_page_cache_hit_total: [container("c1", reset)],
+      kepler_node_platform_joules_total: [
+        energy("acpi", [
+          [1000, 0],
+          [1010, 1000],
+          [1020, 2500],
+          [1030, 100],
+        ]),
+      ],
+    });
+    const result = extract(response, NODE);
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 20, 20]);
+    expect(column(result, "platform_power")).toEqual([100, 150, 150]);
+  });
+
+  it("drops rows whose power sums to 0 (drop_zero_column drops rows, not columns)", () => {
+    const flat: Samples = [
+      [1000, 0],
+      [1010, 1000],
+      [1020, 1000],
+      [1030, 2000],
+    ];
+    const result = extract(parse(bpfResponse({ kepler_node_platform_joules_total: [energy("acpi", flat)] })), NODE);
+    expect(Array.from(result.table.timestamps)).toEqual([1010, 1030]);
+    expect(result.notices).toContain(
+      "1 timestamp(s) dropped because the power columns sum to 0 (or a system feature is missing there), as the reference's drop_zero_column does",
+    );
+  });
+
+  it("merges a container split over several series by time (Kepler's `command` label changes)", () => {
+    // c1's samples alternate between two series: merged 0, 100, 300, 600 -> 10, 20, 30 as if one series.
+    const split = [container("c1", [C1[0]!, C1[2]!], { command: "a" }), container("c1", [C1[1]!, C1[3]!], { command: "b" })];
+    const result = extract(parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: split })), NODE);
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 20, 30]);
+  });
+
+  it("ignores VM series in bare-metal mode and reads only them in VM mode", () => {
+    const process = (id: string, samples: Samples) => ({ ...container(id, samples, { job: "vm", pid: "7" }) });
+    const response = parse({
+      ...bpfResponse(),
+      kepler_container_bpf_cpu_time_ms_total: [container("c1", C1), container("c2", C2), container("vm1", C1, { job: "vm" })],
+      kepler_process_bpf_cpu_time_ms_total: [process("p", C2)],
+      kepler_process_bpf_page_cache_hit_total: [process("p", C2)],
+      kepler_vm_platform_joules_total: [energy("acpi", PLATFORM)],
+    });
+    expect(column(extract(response, NODE), "bpf_cpu_time_ms")).toEqual([10, 30, 40]);
+    const vm = extract(response, { ...NODE, level: "container", useVmMetrics: true });
+    expect(vm.table.rowIds).toEqual(["p/7", "p/7", "p/7"]);
+    expect(column(vm, "bpf_cpu_time_ms")).toEqual([0, 10, 10]);
+  });
+
+  it("reads node_type from kepler_node_node_info, or the given node type", () => {
+    const info = { metric: { instance: "n" }, values: PLATFORM.map(([t]) => [t, "3"]) };
+    const response = parse(bpfResponse({ kepler_node_node_info: [info] }));
+    expect(column(extract(response, NODE), "node_type")).toEqual([3, 3, 3]);
+    expect(column(extract(response, { ...NODE, nodeType: 7 }), "node_type")).toEqual([7, 7, 7]);
+  });
+
+  it("splits an accelerator metric by its `type` label into <feature>_<type> columns of per-timestamp sums", () => {
+    const qat = (type: string, value: number) => ({ metric: { type }, values: PLATFORM.map(([t]) => [t, String(value)]) });
+    const response = parse(bpfResponse({ kepler_node_accelerator_intel_qat: [qat("b", 2), qat("a", 1), qat("a", 4)] }));
+    const result = extract(response, { ...NODE, featureGroup: "AcceleratorOnly" });
+    expect(result.table.columnNames).toEqual([
+      "accelerator_intel_qat_a",
+      "accelerator_intel_qat_b",
+      "platform_power",
+      "node_type",
+    ]);
+    expect(column(result, "accelerator_intel_qat_a")).toEqual([5, 5, 5]);
+    expect(column(result, "accelerator_intel_qat_b")).toEqual([2, 2, 2]);
+  });
+
+  it("ThirdParty reads the named metrics verbatim", () => {
+    const response = parse(bpfResponse({ my_counter_total: [container("c1", C1)] }));
+    const result = extract(response, { ...NODE, featureGroup: "ThirdParty", thirdPartyMetrics: ["my_counter_total"] });
+    expect(result.table.columnNames[0]).toBe("my_counter_total");
+    expect(column(result, "my_counter_total")).toEqual([10, 20, 30]);
+    expect(result.validFeatureGroups).toEqual(["BPFOnly", "ThirdParty"]);
+  });
+
+  it("smooth: rolling mean over 30 rows, first 29 rows dropped", () => {
+    // 40 samples, counter c = t^2/20 at t = 0, 10, ... so the rate over (t-10, t] is (2t - 10)/20 /s;
+    // the mean of 30 consecutive rates ending at t is (2(t - 145) - 10)/20. Power is a constant 100 W.
+    const times = Array.from({ length: 40 }, (_, i) => 1000 + 10 * i);
+    const counter: Samples = times.map((t) => [t, ((t - 1000) * (t - 1000)) / 20]);
+    const response = parse({
+      kepler_container_bpf_cpu_time_ms_total: [container("c1", counter)],
+      kepler_container_bpf_page_cache_hit_total: [container("c1", counter)],
+      kepler_node_platform_joules_total: [
+        energy(
+          "acpi",
+          times.map((t) => [t, 100 * (t - 1000)]),
+        ),
+      ],
+    });
+    const result = extract(response, { ...NODE, extractor: "smooth" });
+    expect(result.table.rowCount).toBe(39 - 29);
+    expect(result.table.timestamps[0]).toBe(1300);
+    const expected = Array.from(result.table.timestamps, (t) => (2 * (t - 1000 - 145) - 10) / 20);
+    column(result, "bpf_cpu_time_ms").forEach((value, i) => {
+      expect(value).toBeCloseTo(expected[i]!, 9);
+    });
+    expect(column(result, "platform_power")).toEqual(Array(10).fill(100));
+  });
+});
+
+describe("bad input", () => {
+  it("malformed JSON and wrong shapes name the place", () => {
+    expect(invalid(() => parsePrometheusResponse("{")).message).toMatch(/^response: malformed JSON: /);
+    expect(invalid(() => parsePrometheusResponse("[]")).message).toBe(
+      "response: expected a JSON object mapping metric names to series lists, got a list of 0",
+    );
+    expect(invalid(() => parse({ m: [{ metric: {}, values: [[1, "1"], [2]] }] })).message).toBe(
+      'response.m[0].values[1]: expected a [timestamp, "value"] pair, got a list of 1',
+    );
+    expect(invalid(() => parse({ m: [{ metric: { a: 1 }, values: [] }] })).message).toBe(
+      "response.m[0].metric.a: expected a string label value, got 1",
+    );
+    expect(invalid(() => parse({ m: [{ metric: {}, values: [[1, "x"]] }] })).message).toBe(
+      'response.m[0].values[0][1]: expected a numeric string, got "x"',
+    );
+  });
+
+  it("missing metrics and sources are named", () => {
+    const noEnergy = bpfResponse({ kepler_node_platform_joules_total: undefined });
+    expect(invalid(() => extract(parse(noEnergy), NODE)).message).toBe(
+      "response: missing metric kepler_node_platform_joules_total (needed for the platform power of energy source acpi)",
+    );
+    expect(invalid(() => extract(parse(bpfResponse()), { ...NODE, energySource: "hmc" })).message).toBe(
+      'response.kepler_node_platform_joules_total: no series with source="hmc" (sources present: acpi)',
+    );
+    const noFeature = bpfResponse({ kepler_container_bpf_page_cache_hit_total: undefined });
+    expect(invalid(() => extract(parse(noFeature), NODE)).message).toBe(
+      "response: missing metric kepler_container_bpf_page_cache_hit_total (needed for feature bpf_page_cache_hit of group BPFOnly)",
+    );
+  });
+
+  it("NaN or infinite samples in used series are rejected with their position; unused ones are ignored", () => {
+    const nan: Samples = [
+      [1000, 0],
+      [1010, "NaN"],
+    ];
+    expect(
+      invalid(() =>
+        extract(
+          parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: [container("c1", C1), container("c2", nan)] })),
+          NODE,
+        ),
+      ).message,
+    ).toBe(
+      "response.kepler_container_bpf_cpu_time_ms_total[1].values[1][1]: value is NaN; samples used for extraction must be finite numbers",
+    );
+    const inf: Samples = [...PLATFORM.slice(0, 3), [1030, "+Inf"]];
+    expect(
+      invalid(() => extract(parse(bpfResponse({ kepler_node_platform_joules_total: [energy("acpi", inf)] })), NODE)).message,
+    ).toBe(
+      "response.kepler_node_platform_joules_total[0].values[3][1]: value is Infinity; samples used for extraction must be finite numbers",
+    );
+    const unused = extract(parse(bpfResponse({ kepler_container_cpu_cycles_total: [container("c1", nan)] })), NODE);
+    expect(unused.table.rowCount).toBe(3);
+  });
+
+  it("out-of-order samples are sorted (as the reference's sort_index) with a notice; duplicates are rejected", () => {
+    const shuffled: Samples = [C1[2]!, C1[0]!, C1[3]!, C1[1]!];
+    const result = extract(
+      parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: [container("c1", shuffled), container("c2", C2)] })),
+      NODE,
+    );
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 30, 40]);
+    expect(result.notices).toContain(
+      "kepler_container_bpf_cpu_time_ms_total: the samples of response.kepler_container_bpf_cpu_time_ms_total[0] were not in time order and were sorted, as the reference does",
+    );
+    const duplicated: Samples = [C1[0]!, C1[1]!, [1010, 150]];
+    expect(
+      invalid(() => parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: [container("c1", duplicated)] }))).message,
+    ).toBe("response.kepler_container_bpf_cpu_time_ms_total[0].values[2][0]: duplicate timestamp 1010 in one series");
+    const twice = [container("c1", C1, { command: "a" }), container("c1", [C1[1]!], { command: "b" })];
+    expect(invalid(() => extract(parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: twice })), NODE)).message).toBe(
+      "response.kepler_container_bpf_cpu_time_ms_total[0,1]: series of the same container c1/pod-c1/name-c1/ns have 1 sample(s) at the same timestamp; one container cannot have two values at one time",
+    );
+  });
+
+  it("energy steps not covered by every series are left out, with a notice", () => {
+    // a second package series misses 1020: the sum uses 1000, 1010, 1030 only.
+    const gap = energy("acpi", [PLATFORM[0]!, PLATFORM[1]!, PLATFORM[3]!], { mode: "idle" });
+    const result = extract(parse(bpfResponse({ kepler_node_platform_joules_total: [energy("acpi", PLATFORM), gap] })), NODE);
+    expect(Array.from(result.table.timestamps)).toEqual([1010, 1030]);
+    expect(column(result, "platform_power")).toEqual([200, 300]); // (1000+1000)/10, (4000+4000-2000)/20
+    expect(result.notices).toContain(
+      "kepler_node_platform_joules_total: 1 timestamp(s) not covered by every acpi series were left out of the energy sum",
+    );
+  });
+
+  it("AcceleratorOnly at container level and ThirdParty without metrics are refused", () => {
+    expect(
+      invalid(() => extract(parse(bpfResponse()), { ...NODE, featureGroup: "AcceleratorOnly", level: "container" })).field,
+    ).toBe("level");
+    expect(invalid(() => extract(parse(bpfResponse()), { ...NODE, featureGroup: "ThirdParty" })).field).toBe(
+      "third_party_metric_names",
+    );
+  });
+});
