@@ -74,6 +74,34 @@ describe("kepler-model train", () => {
     ]);
   });
 
+  it("extracts a saved Prometheus response (the raw coremark dump) and trains on it: the golden MAE", async () => {
+    const response = new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname;
+    const { code, stdout, stderr } = await run([
+      "train",
+      "--input",
+      response,
+      "--source",
+      "rapl-sysfs",
+      "--feature-group",
+      "CounterOnly",
+      "--trainers",
+      "PolynomialRegressionTrainer",
+      "--test-timestamps",
+      fixturePath("split_coremark.json"),
+      "--dry-run",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    // Golden (trainers_coremark_rapl-sysfs.csv): package 3.2623 / 4.7692, dram 1.4292 / 3.1146.
+    expect(stdout.split("\n").slice(1, 5)).toEqual([
+      "PolynomialRegressionTrainer  0          package    3.26   4.77      ok",
+      "PolynomialRegressionTrainer  0          core       0.00   -1.00     ok",
+      "PolynomialRegressionTrainer  0          uncore     0.00   -1.00     ok",
+      "PolynomialRegressionTrainer  0          dram       1.43   3.11      ok",
+    ]);
+    expect(stdout).toContain("1 of 1 models trained on 187 rows (dry run: nothing written)");
+  });
+
   it("reports a usage error for a missing flag", async () => {
     const { code, stderr } = await run(["train", "--source", "acpi"]);
     expect(code).toBe(2);

@@ -1,6 +1,12 @@
 // `kepler-model train`: fit trainers on a training table (CSV in the reference's extract format), write
 // the model archives to a local model folder and print per-trainer, per-component MAE/MAPE.
 import { readFile } from "node:fs/promises";
+import { gunzipSync } from "node:zlib";
+import type { DataTable } from "../../services/domain/data-table.js";
+import { assertEnergySource } from "../../services/domain/energy-sources.js";
+import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { extract } from "../../services/extractor/domain/extract.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { publishModelArchive, readCheckpoint, writeCheckpoint } from "../../services/models/index.js";
@@ -40,6 +46,30 @@ async function readTestTimestamps(path: string, source: string): Promise<number[
   return list as number[];
 }
 
+/**
+ * The training table: a CSV as is, or a saved Prometheus response (`.json`, `.json.gz`) run through the
+ * extractor's default node-level extraction (the AbsPower table). A DynPower table needs the isolator:
+ * pass its CSV.
+ */
+async function readTrainingTable(
+  input: string,
+  options: { source: string; featureGroup: string; outputType: string; nodeType?: number },
+): Promise<DataTable> {
+  if (!/\.json(\.gz)?$/.test(input)) return readTableCsv(await readFile(input, "utf8"), input);
+  if (options.outputType !== "AbsPower") {
+    throw new UsageError("a Prometheus response gives the node-level AbsPower table; for DynPower pass the isolator's CSV");
+  }
+  const bytes = await readFile(input);
+  const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
+  return extract(response, {
+    energySource: assertEnergySource(options.source, "--source"),
+    featureGroup: assertExtractableFeatureGroup(options.featureGroup, "--feature-group"),
+    level: "node",
+    extractor: "default",
+    nodeType: options.nodeType,
+  }).table;
+}
+
 function formatNumber(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : "-";
 }
@@ -67,9 +97,9 @@ function renderTable(rows: string[][]): string {
 
 export const trainCommand: Command = {
   name: "train",
-  summary: "Train power models on a table (reference extract CSV) and write them to a local model folder.",
+  summary: "Train power models on a table (extract CSV or saved Prometheus response) and write them to a local model folder.",
   usage:
-    "--input <table.csv> --source <src> --feature-group <fg> --output-type AbsPower|DynPower --trainers <a,b,...> [--seed N | --test-timestamps <file.json>] --model-path <dir>",
+    "--input <table.csv|response.json> --source <src> --feature-group <fg> --output-type AbsPower|DynPower --trainers <a,b,...> [--seed N | --test-timestamps <file.json>] --model-path <dir>",
   flags: [
     {
       name: "input",
@@ -127,7 +157,7 @@ export const trainCommand: Command = {
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const testTimestamps =
       typeof flags["test-timestamps"] === "string" ? await readTestTimestamps(flags["test-timestamps"], source) : undefined;
-    const table = readTableCsv(await readFile(input, "utf8"), input);
+    const table = await readTrainingTable(input, { source, featureGroup, outputType, nodeType });
     const dryRun = flags["dry-run"] === true;
     const published: string[] = [];
 
