@@ -1,6 +1,7 @@
 // Thin gRPC glue for TrainerService: decode the request stream, call trainModels, stream its events.
 import { assertEnergySource } from "../domain/energy-sources.js";
 import { InvalidInputError } from "../domain/errors.js";
+import type { CallContext } from "nice-grpc-common";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { TrainerServiceImplementation, TrainRequest, TrainResponse } from "../generated/kepler/model/v1/trainer_service.js";
 import { collectChunks } from "../kit/table-codec.js";
@@ -37,7 +38,7 @@ async function* tableChunks(rest: AsyncIterator<TrainRequest>): AsyncGenerator<T
 /** The TrainerService implementation. */
 export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceImplementation {
   return {
-    async *train(requests: AsyncIterable<TrainRequest>): AsyncGenerator<TrainResponse> {
+    async *train(requests: AsyncIterable<TrainRequest>, context: CallContext): AsyncGenerator<TrainResponse> {
       const iterator = requests[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done === true || first.value.content?.$case !== "options") {
@@ -60,6 +61,7 @@ export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceIm
         onProgress: (event) => queue.push(progressMessage(event)),
         onResult: (result) => queue.push(resultMessage(result, request, energySource)),
         logger: deps.logger,
+        signal: context.signal,
       }).then(
         (result) => {
           queue.push(summaryMessage(result));

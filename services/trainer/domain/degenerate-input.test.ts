@@ -271,3 +271,35 @@ describe("seeded split", () => {
     expect(Array.from(results[0]?.components[0]?.testTimestamps ?? [])).toEqual(sklearnTest);
   });
 });
+
+describe("cancellation", () => {
+  it("stops before the next trainer once the signal is aborted, publishing nothing", async () => {
+    const x = ramp(20);
+    const published: string[] = [];
+    const controller = new AbortController();
+    const run = trainModels(
+      request(
+        [
+          ["cache_miss", x],
+          ["cpu_cycles", x],
+          ["cpu_instructions", x],
+          ["platform_power", x],
+        ],
+        {
+          skipPublish: false,
+          pipelineName: "p",
+        },
+      ),
+      {
+        publishModel: async (archive) => {
+          published.push(archive.location.modelName);
+        },
+        // The first trainer finishes, then the client goes away.
+        onResult: () => controller.abort(),
+        signal: controller.signal,
+      },
+    );
+    await expect(run).rejects.toThrow("This operation was aborted");
+    expect(published).toEqual(["LinearRegressionTrainer_0"]);
+  });
+});

@@ -116,6 +116,8 @@ export interface TrainModelsDeps {
   onProgress?(event: TrainProgress): void;
   onResult?(result: TrainerResult): void;
   logger?: { warn(fields: object, message: string): void };
+  /** Stops before the next trainer when aborted (a cancelled RPC); nothing more is published. */
+  signal?: AbortSignal;
 }
 
 interface NodeTypeData {
@@ -191,6 +193,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
   for (const data of prepared) {
     for (const trainer of trainers) {
       await yieldToEventLoop();
+      deps.signal?.throwIfAborted();
       const result = await runTrainer(trainer, data, {
         request,
         deps,
