@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { InvalidInputError } from "../domain/errors.js";
+import { createPrometheusClient, splitRange } from "./prometheus-client.js";
+
+describe("splitRange", () => {
+  it("keeps a window of at most N points whole", () => {
+    // (561 / 3) + 1 = 188 points
+    expect(splitRange(1000, 1561, 3)).toEqual([[1000, 1561]]);
+  });
+
+  it("splits 25,001 points at 11,000 into 11,000 + 11,000 + 3,001 on the original step grid", () => {
+    // 25,001 points at 1 s: steps 0..25000
+    expect(splitRange(0, 25_000, 1)).toEqual([
+      [0, 10_999],
+      [11_000, 21_999],
+      [22_000, 25_000],
+    ]);
+  });
+
+  it("drops a partial last step as Prometheus does (end not on the grid)", () => {
+    expect(splitRange(0, 10, 3, 2)).toEqual([
+      [0, 3],
+      [6, 9],
+    ]);
+  });
+
+  it("refuses a non-positive step and an inverted window", () => {
+    expect(() => splitRange(0, 10, 0)).toThrow(new InvalidInputError("window.step_seconds", "must be positive, got 0"));
+    expect(() => splitRange(10, 0, 1)).toThrow(new InvalidInputError("window", "end 0 is before start 10"));
+  });
+});
+
+describe("createPrometheusClient", () => {
+  it("refuses a base URL that is not http(s)", () => {
+    expect(() => createPrometheusClient({ baseUrl: "ftp://x", timeoutMs: 1 })).toThrow(
+      'base_url: expected an http or https URL, got "ftp://x"',
+    );
+    expect(() => createPrometheusClient({ baseUrl: "no url", timeoutMs: 1 })).toThrow('base_url: not a URL: "no url"');
+  });
+});

@@ -1,0 +1,131 @@
+// Integration: a real Prometheus (Debian package) backfilled with the recorded coremark data; the
+// extractor's live path (discover kepler_* metrics, query_range, extract) must give the same tables as
+// the inline path on the saved response, for the same window.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectChunks } from "../../services/kit/table-codec.js";
+import type { DataTable } from "../../services/domain/data-table.js";
+import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { type ExtractOptions, extract } from "../../services/extractor/domain/extract.js";
+import { readPrometheusWindow } from "../../services/extractor/domain/read-prometheus-window.js";
+import { createExtractorClient } from "../../services/extractor/client.js";
+import { startExtractor } from "../../services/extractor/main.js";
+import type { ServerHandle } from "../../services/kit/grpc-server.js";
+import { silentLogger } from "../../services/kit/logger.js";
+import { ExtractorKind, TableLevel } from "../../services/generated/kepler/model/v1/types.js";
+import type { TableChunk } from "../../services/generated/kepler/model/v1/table.js";
+import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
+import { recordedResponseText } from "../support/extractor-fixtures.js";
+import {
+  type PrometheusInstance,
+  type SavedResponseDocument,
+  savedResponseToOpenMetrics,
+  startPrometheus,
+} from "../support/prometheus.js";
+
+const STEP_SECONDS = 3;
+const FIRST = 1695361425;
+const LAST = 1695361986;
+const text = recordedResponseText("coremark");
+const saved = JSON.parse(text) as SavedResponseDocument;
+// Move the 2023 data to a day ago (a whole number of steps, so query_range's grid hits every sample).
+const SHIFT = Math.floor((Date.now() / 1000 - 86_400 - FIRST) / STEP_SECONDS) * STEP_SECONDS;
+
+let prometheus: PrometheusInstance;
+let server: ServerHandle;
+
+beforeAll(async () => {
+  // Lookback 1s: backfilled series carry no staleness markers, and a container whose series ended would
+  // otherwise be repeated for 5 minutes (its `command`-split series would then overlap).
+  prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta: "1s" });
+  server = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000 }, { logger: silentLogger() });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await prometheus?.stop();
+});
+
+const window = () => ({
+  baseUrl: prometheus.baseUrl,
+  startSeconds: FIRST + SHIFT,
+  endSeconds: LAST + SHIFT,
+  stepSeconds: STEP_SECONDS,
+  metricPrefix: "kepler_",
+  thirdPartyMetrics: [],
+  timeoutMs: 10_000,
+});
+
+function expectSameTable(live: DataTable, inline: DataTable): void {
+  expect(live.columnNames).toEqual(inline.columnNames);
+  expect(live.rowCount).toBe(inline.rowCount);
+  expect(Array.from(live.timestamps, (t) => t - SHIFT)).toEqual(Array.from(inline.timestamps));
+  expect(Array.from(live.values)).toEqual(Array.from(inline.values));
+  expect(live.rowIds).toEqual(inline.rowIds);
+}
+
+describe("extractor against a real Prometheus with backfilled coremark data", () => {
+  const inline = parsePrometheusResponse(text);
+
+  it("discovers the same kepler_* metrics with the same sample counts", async () => {
+    const live = await readPrometheusWindow(window());
+    expect([...live.metrics.keys()].sort()).toEqual(Object.keys(saved).sort());
+    for (const [name, metric] of inline.metrics) expect(live.metrics.get(name)?.values.length, name).toBe(metric.values.length);
+  });
+
+  for (const options of [
+    { energySource: "rapl-sysfs", featureGroup: "CounterOnly", level: "node", extractor: "default" },
+    { energySource: "acpi", featureGroup: "CounterIRQCombined", level: "container", extractor: "default" },
+  ] satisfies ExtractOptions[]) {
+    it(`live ${options.energySource}/${options.featureGroup}/${options.level} table equals the inline one (timestamps shifted back)`, async () => {
+      const live = extract(await readPrometheusWindow(window()), options);
+      const expected = extract(inline, options);
+      expectSameTable(live.table, expected.table);
+      expect(live.correlations).toEqual(expected.correlations);
+    });
+  }
+
+  it("ExtractFromPrometheus over gRPC streams the same table as Extract of the saved response", async () => {
+    const peer = createExtractorClient(server.address);
+    try {
+      const options = {
+        energySource: "rapl-sysfs",
+        featureGroup: "CounterIRQCombined",
+        level: TableLevel.TABLE_LEVEL_NODE,
+        extractor: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
+        useVmMetrics: false,
+        thirdPartyMetricNames: [],
+      };
+      const chunks: TableChunk[] = [];
+      const stream = peer.client.extractFromPrometheus({
+        options,
+        window: {
+          baseUrl: prometheus.baseUrl,
+          startTimeSeconds: FIRST + SHIFT,
+          endTimeSeconds: LAST + SHIFT,
+          stepSeconds: STEP_SECONDS,
+          thirdPartyMetricNames: [],
+          metricPrefix: "",
+        },
+      });
+      for await (const message of stream) if (message.content?.$case === "chunk") chunks.push(message.content.value);
+      const live = await collectChunks(chunks);
+      expectSameTable(
+        live,
+        extract(inline, { energySource: "rapl-sysfs", featureGroup: "CounterIRQCombined", level: "node", extractor: "default" })
+          .table,
+      );
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("splits a long window into sub-ranges of at most N points and merges them without gaps or repeats", async () => {
+    const client = createPrometheusClient({ baseUrl: prometheus.baseUrl, timeoutMs: 10_000, maxPointsPerSeries: 50 });
+    const whole = createPrometheusClient({ baseUrl: prometheus.baseUrl, timeoutMs: 10_000 });
+    const split = await client.queryRange("kepler_node_package_joules_total", FIRST + SHIFT, LAST + SHIFT, STEP_SECONDS);
+    const single = await whole.queryRange("kepler_node_package_joules_total", FIRST + SHIFT, LAST + SHIFT, STEP_SECONDS);
+    expect(split).toHaveLength(4);
+    expect(split.map((series) => series.values.length)).toEqual([188, 188, 188, 188]);
+    expect(split).toEqual(single);
+  });
+});
