@@ -54,3 +54,14 @@ export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolyno
 export { type FitSgdOptions, type SgdModel, fitSgd } from "./sgd.js";
 export { type KnnModel, type PredictKnnOptions, predictKnn } from "./neighbours.js";
 export { type CurveFit, type CurveKind, type FitCurveOptions, fitCurve, predictCurve } from "./curve-fit.js";
+export {
+  type OffsetResult,
+  type SqueezeColumn,
+  type SqueezeMode,
+  type TimedColumns,
+  alignOnTimestamps,
+  dynamicPower,
+  scaleByShare,
+  squeezeByTimestamp,
+  subtractGroupOffsets,
+} from "./isolation.js";

@@ -1,4 +1,4 @@
-import { accumulateOnAxis, copySlice, meanOrMissing, sliceOf } from "./aggregate.js";
+import { accumulateOnAxis, copySlice, gatherByIndex, locateOnAxis, meanOrMissing, sliceOf } from "./aggregate.js";
 import { F64Buffer, withBuffers } from "./f64-buffer.js";
 import { distinctValues } from "./gather.js";
 import { core } from "./module.js";
@@ -45,7 +45,8 @@ export function squeezeByTimestamp(input: TimedColumns, columns: readonly Squeez
   }
   const ratioAt = columns.flatMap((column, index) => (column.mode === "ratio" ? [index] : []));
   const firstRatio = ratioAt[0] ?? 0;
-  if (ratioAt.some((index, k) => index !== firstRatio + k)) throw new RangeError("squeezeByTimestamp: ratio columns must be consecutive");
+  if (ratioAt.some((index, k) => index !== firstRatio + k))
+    throw new RangeError("squeezeByTimestamp: ratio columns must be consecutive");
 
   const axisValues = distinctValues(input.timestamps);
   const steps = axisValues.length;
@@ -61,7 +62,13 @@ export function squeezeByTimestamp(input: TimedColumns, columns: readonly Squeez
     scratchCounts.view().fill(0);
     columns.forEach((column, k) => {
       // Every column sees the same rows, so the first column's counts are every column's counts.
-      accumulateOnAxis(axis, timestamps, sliceOf(values, column.source * rows, rows), sliceOf(sums, k * steps, steps), k === 0 ? counts : scratchCounts);
+      accumulateOnAxis(
+        axis,
+        timestamps,
+        sliceOf(values, column.source * rows, rows),
+        sliceOf(sums, k * steps, steps),
+        k === 0 ? counts : scratchCounts,
+      );
     });
     columns.forEach((column, k) => {
       if (column.mode !== "mean") return;
@@ -104,7 +111,16 @@ export function subtractGroupOffsets(
   const offset = F64Buffer.from(offsets);
   const out = F64Buffer.alloc(rows * cols);
   return withBuffers([x, group, offset, out], () => {
-    const clamped = core().subtractGroupOffsets(x.ptr, rows, cols, group.ptr, offset.ptr, groups, options.clampAtZero ? 1 : 0, out.ptr);
+    const clamped = core().subtractGroupOffsets(
+      x.ptr,
+      rows,
+      cols,
+      group.ptr,
+      offset.ptr,
+      groups,
+      options.clampAtZero ? 1 : 0,
+      out.ptr,
+    );
     if (clamped < 0) assertKernelOk("subtractGroupOffsets", clamped);
     return { values: out.toArray(), clampedCount: clamped };
   });
@@ -138,5 +154,35 @@ export function scaleByShare(labelWatts: Float64Array, nodeWatts: Float64Array, 
   return withBuffers([label, node, dynamic, out], () => {
     assertKernelOk("scaleByShare", core().scaleByShare(label.ptr, node.ptr, dynamic.ptr, n, out.ptr));
     return out.toArray();
+  });
+}
+
+/**
+ * Places the rows of `source` (one row per distinct timestamp) on `targetTimestamps`: the output has one
+ * row per target timestamp and the source's columns, `missing` where the source has no row at that time.
+ * Uses the extractor's axis kernels (locateOnAxis, gatherByIndex); source timestamps must be strictly
+ * increasing.
+ */
+export function alignOnTimestamps(source: TimedColumns, targetTimestamps: Float64Array, missing: number): Float64Array {
+  const rows = source.rowCount;
+  if (source.timestamps.length !== rows || source.values.length % Math.max(rows, 1) !== 0) {
+    throw new WasmKernelError("alignOnTimestamps", KernelStatus.dimension);
+  }
+  const cols = rows === 0 ? 0 : source.values.length / rows;
+  const n = targetTimestamps.length;
+  const out = new Float64Array(n * cols);
+  if (cols === 0) return out;
+  const axis = F64Buffer.from(source.timestamps);
+  const targets = F64Buffer.from(targetTimestamps);
+  const values = F64Buffer.from(source.values);
+  return withBuffers([axis, targets, values], () => {
+    const index = locateOnAxis(axis, targets);
+    return withBuffers([index], () => {
+      for (let column = 0; column < cols; column++) {
+        const gathered = gatherByIndex(sliceOf(values, column * rows, rows), index, missing);
+        withBuffers([gathered], () => out.set(gathered.view(), column * n));
+      }
+      return out;
+    });
   });
 }

@@ -60,9 +60,9 @@ describe("subtractGroupOffsets", () => {
   });
 
   it("refuses a group index without offsets", () => {
-    expect(() => subtractGroupOffsets(block, Float64Array.of(0, 2, 1), Float64Array.of(5, 1, 8, 0.5), { clampAtZero: true })).toThrow(
-      new WasmKernelError("subtractGroupOffsets", -1),
-    );
+    expect(() =>
+      subtractGroupOffsets(block, Float64Array.of(0, 2, 1), Float64Array.of(5, 1, 8, 0.5), { clampAtZero: true }),
+    ).toThrow(new WasmKernelError("subtractGroupOffsets", -1));
   });
 });
 
