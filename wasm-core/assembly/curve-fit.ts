@@ -28,7 +28,7 @@ export function curveParameterCount(kind: i32): i32 {
   return -1;
 }
 
-@inline function curveValue(kind: i32, p: usize, x: f64): f64 {
+function curveValue(kind: i32, p: usize, x: f64): f64 {
   if (kind == CURVE_LOGARITHMIC) return load<f64>(p) * Math.log(load<f64>(p, 8) * x + 1) + load<f64>(p, 16);
   if (kind == CURVE_EXPONENTIAL) return load<f64>(p) * Math.exp(load<f64>(p, 8) * x) + load<f64>(p, 16);
   return load<f64>(p) / (1 + Math.exp(-load<f64>(p, 16) * (x - load<f64>(p, 8)))) + load<f64>(p, 24);
@@ -37,12 +37,14 @@ export function curveParameterCount(kind: i32): i32 {
 /** Writes f(x_i; parameters) for n points to outPtr. */
 export function predictCurve(kind: i32, parametersPtr: usize, xPtr: usize, n: i32, outPtr: usize): i32 {
   if (curveParameterCount(kind) < 0 || n < 0) return ERR_DIMENSION;
-  for (let i: usize = 0; i < <usize>n; i++) store<f64>(outPtr + (i << 3), curveValue(kind, parametersPtr, load<f64>(xPtr + (i << 3))));
+  for (let i: usize = 0; i < <usize>n; i++)
+    store<f64>(outPtr + (i << 3), curveValue(kind, parametersPtr, load<f64>(xPtr + (i << 3))));
   return OK;
 }
 
 function residuals(kind: i32, p: usize, x: usize, y: usize, m: usize, out: usize): void {
-  for (let i: usize = 0; i < m; i++) store<f64>(out + (i << 3), curveValue(kind, p, load<f64>(x + (i << 3))) - load<f64>(y + (i << 3)));
+  for (let i: usize = 0; i < m; i++)
+    store<f64>(out + (i << 3), curveValue(kind, p, load<f64>(x + (i << 3))) - load<f64>(y + (i << 3)));
 }
 
 // Euclidean norm; rescaled when the plain sum of squares over- or underflows.
@@ -65,7 +67,7 @@ function enorm(n: usize, v: usize): f64 {
 }
 
 // column-major m x n matrix access
-@inline function at(a: usize, m: usize, i: usize, j: usize): usize {
+function at(a: usize, m: usize, i: usize, j: usize): usize {
   return a + ((j * m + i) << 3);
 }
 
@@ -374,7 +376,8 @@ export function fitCurve(kind: i32, xPtr: usize, yPtr: usize, m: i32, pPtr: usiz
     }
     if (gnorm <= gtol) info = 4;
     if (info != 0) break;
-    for (let j: usize = 0; j < n; j++) store<f64>(diag + (j << 3), Math.max(load<f64>(diag + (j << 3)), load<f64>(wa2 + (j << 3))));
+    for (let j: usize = 0; j < n; j++)
+      store<f64>(diag + (j << 3), Math.max(load<f64>(diag + (j << 3)), load<f64>(wa2 + (j << 3))));
     while (true) {
       par = lmpar(n, fjac, mm, ipvt, diag, qtf, delta, par, wa1, wa2, wa3, wa4);
       for (let j: usize = 0; j < n; j++) {
@@ -393,7 +396,8 @@ export function fitCurve(kind: i32, xPtr: usize, yPtr: usize, m: i32, pPtr: usiz
       for (let j: usize = 0; j < n; j++) {
         store<f64>(wa3 + (j << 3), 0);
         const temp = load<f64>(wa1 + ((<usize>load<i32>(ipvt + (j << 2))) << 3));
-        for (let i: usize = 0; i <= j; i++) store<f64>(wa3 + (i << 3), load<f64>(wa3 + (i << 3)) + load<f64>(at(fjac, mm, i, j)) * temp);
+        for (let i: usize = 0; i <= j; i++)
+          store<f64>(wa3 + (i << 3), load<f64>(wa3 + (i << 3)) + load<f64>(at(fjac, mm, i, j)) * temp);
       }
       const temp1 = enorm(n, wa3) / fnorm;
       const temp2 = (Math.sqrt(par) * pnorm) / fnorm;

@@ -40,11 +40,11 @@ export function fillDesign(design: i32, xPtr: usize, rows: i32, p: i32, r0: i32,
     return;
   }
   for (let c = 0; c < p; c++) {
-    memory.copy(scratch + (<usize>c) * CHUNK_BYTES, xPtr + (((<usize>c) * (<usize>rows) + (<usize>r0)) << 3), (<usize>len) << 3);
+    memory.copy(scratch + <usize>c * CHUNK_BYTES, xPtr + ((<usize>c * <usize>rows + <usize>r0) << 3), (<usize>len) << 3);
   }
 }
 
-@inline function hsum(v: v128): f64 {
+function hsum(v: v128): f64 {
   return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1);
 }
 
@@ -65,8 +65,8 @@ function centredGram(
 ): i32 {
   const qa = q + 1;
   const qe = (qa + 3) & ~3;
-  const scratch = heap.alloc((<usize>qe) * CHUNK_BYTES);
-  memory.fill(scratch, 0, (<usize>qe) * CHUNK_BYTES);
+  const scratch = heap.alloc(<usize>qe * CHUNK_BYTES);
+  memory.fill(scratch, 0, <usize>qe * CHUNK_BYTES);
   const minMax = heap.alloc((<usize>qa) << 4);
   for (let c = 0; c < qa; c++) {
     store<f64>(meansPtr + ((<usize>c) << 3), 0);
@@ -77,9 +77,9 @@ function centredGram(
   for (let r0 = 0; r0 < rows; r0 += CHUNK) {
     const len = min(CHUNK, rows - r0);
     fillDesign(design, xPtr, rows, p, r0, len, scratch);
-    memory.copy(scratch + (<usize>q) * CHUNK_BYTES, yPtr + ((<usize>r0) << 3), (<usize>len) << 3);
+    memory.copy(scratch + <usize>q * CHUNK_BYTES, yPtr + ((<usize>r0) << 3), (<usize>len) << 3);
     for (let c = 0; c < qa; c++) {
-      const col = scratch + (<usize>c) * CHUNK_BYTES;
+      const col = scratch + <usize>c * CHUNK_BYTES;
       let s = f64x2.splat(0);
       let lo = f64x2.splat(Infinity);
       let hi = f64x2.splat(-Infinity);
@@ -115,18 +115,22 @@ function centredGram(
       return ERR_NOT_FINITE;
     }
     store<f64>(mPtr, s / <f64>rows);
-    if (c < q) store<u8>(constantPtr + <usize>c, load<f64>(minMax + ((<usize>c) << 4)) == load<f64>(minMax + ((<usize>c) << 4) + 8) ? 1 : 0);
+    if (c < q)
+      store<u8>(
+        constantPtr + <usize>c,
+        load<f64>(minMax + ((<usize>c) << 4)) == load<f64>(minMax + ((<usize>c) << 4) + 8) ? 1 : 0,
+      );
   }
   heap.free(minMax);
   // pass 2: centre each chunk, accumulate the upper block rows of the Gram matrix
-  const g = heap.alloc((<usize>qe) * (<usize>qe) << 3);
-  memory.fill(g, 0, (<usize>qe) * (<usize>qe) << 3);
+  const g = heap.alloc((<usize>qe * <usize>qe) << 3);
+  memory.fill(g, 0, (<usize>qe * <usize>qe) << 3);
   for (let r0 = 0; r0 < rows; r0 += CHUNK) {
     const len = min(CHUNK, rows - r0);
     fillDesign(design, xPtr, rows, p, r0, len, scratch);
-    memory.copy(scratch + (<usize>q) * CHUNK_BYTES, yPtr + ((<usize>r0) << 3), (<usize>len) << 3);
+    memory.copy(scratch + <usize>q * CHUNK_BYTES, yPtr + ((<usize>r0) << 3), (<usize>len) << 3);
     for (let c = 0; c < qa; c++) {
-      const col = scratch + (<usize>c) * CHUNK_BYTES;
+      const col = scratch + <usize>c * CHUNK_BYTES;
       const m = load<f64>(meansPtr + ((<usize>c) << 3));
       const mv = f64x2.splat(m);
       let r = 0;
@@ -144,9 +148,9 @@ function centredGram(
   }
   for (let i = 0; i < qa; i++) {
     for (let j = i; j < qa; j++) {
-      const v = load<f64>(g + (((<usize>i) * (<usize>qe) + (<usize>j)) << 3));
-      store<f64>(gramPtr + (((<usize>i) * (<usize>qa) + (<usize>j)) << 3), v);
-      store<f64>(gramPtr + (((<usize>j) * (<usize>qa) + (<usize>i)) << 3), v);
+      const v = load<f64>(g + ((<usize>i * <usize>qe + <usize>j) << 3));
+      store<f64>(gramPtr + ((<usize>i * <usize>qa + <usize>j) << 3), v);
+      store<f64>(gramPtr + ((<usize>j * <usize>qa + <usize>i) << 3), v);
     }
   }
   heap.free(g);
@@ -158,10 +162,10 @@ function centredGram(
 function accumulateBlocks(scratch: usize, qe: i32, g: usize): void {
   const stride = (<usize>qe) << 3;
   for (let bi = 0; bi < qe; bi += 2) {
-    const a0 = scratch + (<usize>bi) * CHUNK_BYTES;
+    const a0 = scratch + <usize>bi * CHUNK_BYTES;
     const a1 = a0 + CHUNK_BYTES;
     for (let bj = bi & ~3; bj < qe; bj += 4) {
-      const b0 = scratch + (<usize>bj) * CHUNK_BYTES;
+      const b0 = scratch + <usize>bj * CHUNK_BYTES;
       const b1 = b0 + CHUNK_BYTES;
       const b2 = b1 + CHUNK_BYTES;
       const b3 = b2 + CHUNK_BYTES;
@@ -189,7 +193,7 @@ function accumulateBlocks(scratch: usize, qe: i32, g: usize): void {
         c12 = f64x2.add(c12, f64x2.mul(x1, y2));
         c13 = f64x2.add(c13, f64x2.mul(x1, y3));
       }
-      const r0 = g + (<usize>bi) * stride + ((<usize>bj) << 3);
+      const r0 = g + <usize>bi * stride + ((<usize>bj) << 3);
       const r1 = r0 + stride;
       store<f64>(r0, load<f64>(r0) + hsum(c00));
       store<f64>(r0 + 8, load<f64>(r0 + 8) + hsum(c01));
@@ -371,7 +375,7 @@ export function fitLinear(xPtr: usize, rows: i32, p: i32, yPtr: usize, design: i
   const q = designWidth(design, p);
   const qa = q + 1;
   const means = heap.alloc((<usize>qa) << 3);
-  const gram = heap.alloc((<usize>qa) * (<usize>qa) << 3);
+  const gram = heap.alloc((<usize>qa * <usize>qa) << 3);
   const constant = heap.alloc(<usize>max(q, 1));
   let status = centredGram(design, xPtr, rows, p, yPtr, q, means, gram, constant);
   if (status == OK) {
@@ -392,9 +396,9 @@ export function fitLinear(xPtr: usize, rows: i32, p: i32, yPtr: usize, design: i
       const gi = <usize>load<i32>(index + (i << 2));
       for (let j: usize = 0; j < mm; j++) {
         const gj = <usize>load<i32>(index + (j << 2));
-        store<f64>(a + ((i * mm + j) << 3), load<f64>(gram + ((gi * (<usize>qa) + gj) << 3)));
+        store<f64>(a + ((i * mm + j) << 3), load<f64>(gram + ((gi * <usize>qa + gj) << 3)));
       }
-      store<f64>(b + (i << 3), load<f64>(gram + ((gi * (<usize>qa) + (<usize>q)) << 3)));
+      store<f64>(b + (i << 3), load<f64>(gram + ((gi * <usize>qa + <usize>q) << 3)));
     }
     if (m > 0) {
       status = positive != 0 ? nnlsGram(a, b, m, rows, x) : solveSymmetricPsd(a, m, b, x);
@@ -440,7 +444,7 @@ export function predictLinear(xPtr: usize, rows: i32, p: i32, design: i32, coefP
     addColumns(xPtr, n, n, q, coefPtr, outPtr);
     return OK;
   }
-  const scratch = heap.alloc((<usize>q) * CHUNK_BYTES);
+  const scratch = heap.alloc(<usize>q * CHUNK_BYTES);
   for (let r0 = 0; r0 < rows; r0 += CHUNK) {
     const len = min(CHUNK, rows - r0);
     polynomialFill(xPtr, rows, p, r0, len, scratch, CHUNK);
@@ -457,7 +461,7 @@ function addColumns(xPtr: usize, stride: usize, len: usize, q: i32, coefPtr: usi
     const c = load<f64>(coefPtr + ((<usize>j) << 3));
     if (c == 0) continue;
     const cv = f64x2.splat(c);
-    const col = xPtr + (((<usize>j) * stride) << 3);
+    const col = xPtr + ((<usize>j * stride) << 3);
     let r: usize = 0;
     for (; r + 2 <= len; r += 2) {
       const o = outPtr + (r << 3);

@@ -33,7 +33,7 @@ let gNodeInfo: usize = 0;
 let gNodeBox: usize = 0;
 let gNodeCount: i32 = 0;
 
-@inline function worstD(): f64 {
+function worstD(): f64 {
   return load<f64>(gBestD + ((<usize>(gK - 1)) << 3));
 }
 
@@ -84,12 +84,12 @@ function scanRows(start: usize, end: usize, useOrig: bool): void {
   }
 }
 
-@inline function nodeInt(node: i32, field: i32): i32 {
+function nodeInt(node: i32, field: i32): i32 {
   return load<i32>(gNodeInfo + ((((<usize>node) << 2) + <usize>field) << 2));
 }
 
 function boxDistance(node: i32): f64 {
-  const lo = gNodeBox + (((<usize>node) * gP * 2) << 3);
+  const lo = gNodeBox + ((<usize>node * gP * 2) << 3);
   const hi = lo + (gP << 3);
   let d: f64 = 0;
   for (let j: usize = 0; j < gP; j++) {
@@ -162,7 +162,7 @@ function buildNode(x: usize, rows: usize, perm: usize, start: i32, end: i32): i3
   const info = gNodeInfo + (((<usize>node) << 2) << 2);
   store<i32>(info, start);
   store<i32>(info + 4, end);
-  const lo = gNodeBox + (((<usize>node) * gP * 2) << 3);
+  const lo = gNodeBox + ((<usize>node * gP * 2) << 3);
   const hi = lo + (gP << 3);
   let widest: usize = 0;
   let spread: f64 = -1;
@@ -216,7 +216,7 @@ export function predictKnn(
   const pp = <usize>p;
   for (let i: usize = 0; i < n * pp; i++) if (!isFinite(load<f64>(xPtr + (i << 3)))) return ERR_NOT_FINITE;
   for (let i: usize = 0; i < n; i++) if (!isFinite(load<f64>(yPtr + (i << 3)))) return ERR_NOT_FINITE;
-  for (let i: usize = 0; i < (<usize>qRows) * pp; i++) if (!isFinite(load<f64>(queriesPtr + (i << 3)))) return ERR_NOT_FINITE;
+  for (let i: usize = 0; i < <usize>qRows * pp; i++) if (!isFinite(load<f64>(queriesPtr + (i << 3)))) return ERR_NOT_FINITE;
   gP = pp;
   gN = n;
   gK = k;

@@ -26,14 +26,14 @@ export function polynomialFill(xPtr: usize, xStride: i32, p: i32, r0: i32, len: 
   for (; i + 2 <= n; i += 2) v128.store(outPtr + (i << 3), one);
   for (; i < n; i++) store<f64>(outPtr + (i << 3), 1.0);
   for (let c = 0; c < p; c++) {
-    memory.copy(outPtr + (<usize>(c + 1)) * os, xPtr + (<usize>c) * xs + ((<usize>r0) << 3), n << 3);
+    memory.copy(outPtr + <usize>(c + 1) * os, xPtr + <usize>c * xs + ((<usize>r0) << 3), n << 3);
   }
   let target = p + 1;
   for (let a = 0; a < p; a++) {
-    const colA = outPtr + (<usize>(a + 1)) * os;
+    const colA = outPtr + <usize>(a + 1) * os;
     for (let b = a; b < p; b++) {
-      const colB = outPtr + (<usize>(b + 1)) * os;
-      const dst = outPtr + (<usize>target) * os;
+      const colB = outPtr + <usize>(b + 1) * os;
+      const dst = outPtr + <usize>target * os;
       let r: usize = 0;
       for (; r + 2 <= n; r += 2) {
         v128.store(dst + (r << 3), f64x2.mul(v128.load(colA + (r << 3)), v128.load(colB + (r << 3))));

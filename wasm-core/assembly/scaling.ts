@@ -14,7 +14,7 @@ export function maxAbsScale(xPtr: usize, rows: i32, cols: i32, scalePtr: usize):
   const n = <usize>rows;
   const inf = f64x2.splat(Infinity);
   for (let j = 0; j < cols; j++) {
-    const col = xPtr + ((<usize>j) * n << 3);
+    const col = xPtr + ((<usize>j * n) << 3);
     let best = f64x2.splat(0);
     let finite = true;
     let i: usize = 0;
@@ -47,7 +47,7 @@ export function applyScale(xPtr: usize, rows: i32, cols: i32, scalePtr: usize, o
   for (let j = 0; j < cols; j++) {
     const s = load<f64>(scalePtr + ((<usize>j) << 3));
     const sv = f64x2.splat(s);
-    const offset = (<usize>j) * n << 3;
+    const offset = (<usize>j * n) << 3;
     const src = xPtr + offset;
     const dst = outPtr + offset;
     let i: usize = 0;

@@ -57,7 +57,8 @@ export function fitCurve(
   if (x.length !== y.length) throw new RangeError(`fitCurve: ${x.length} x values but ${y.length} y values`);
   if (initial.length !== np) throw new RangeError(`fitCurve: ${kind} needs ${np} initial parameters, got ${initial.length}`);
   const maxEvaluations = options.maxEvaluations ?? 30000;
-  if (!Number.isInteger(maxEvaluations) || maxEvaluations < 1) throw new RangeError(`fitCurve: maxEvaluations must be a positive integer`);
+  if (!Number.isInteger(maxEvaluations) || maxEvaluations < 1)
+    throw new RangeError(`fitCurve: maxEvaluations must be a positive integer`);
   const xb = F64Buffer.from(x);
   const yb = F64Buffer.from(y);
   const pb = F64Buffer.from(initial);

@@ -24,7 +24,12 @@ export function designWidth(design: number, p: number): number {
 }
 
 /** Shared by fitLinear and fitPolynomialLinear. */
-export function fitDesign(x: Matrix | WasmMatrix, y: ArrayLike<number> | F64Buffer, design: number, positive: boolean): LinearModel {
+export function fitDesign(
+  x: Matrix | WasmMatrix,
+  y: ArrayLike<number> | F64Buffer,
+  design: number,
+  positive: boolean,
+): LinearModel {
   assertMatrix(x, "fitLinear x");
   if (y.length !== x.rows) throw new RangeError(`fitLinear: ${x.rows} rows but ${y.length} targets`);
   const q = designWidth(design, x.cols);
@@ -60,7 +65,10 @@ export function predictDesign(model: LinearModel, x: Matrix | WasmMatrix, design
     const coef = F64Buffer.from(model.coefficients);
     const out = F64Buffer.alloc(m.rows);
     return withBuffers([coef, out], () => {
-      assertKernelOk("predictLinear", core().predictLinear(m.buffer.ptr, m.rows, m.cols, design, coef.ptr, model.intercept, out.ptr));
+      assertKernelOk(
+        "predictLinear",
+        core().predictLinear(m.buffer.ptr, m.rows, m.cols, design, coef.ptr, model.intercept, out.ptr),
+      );
       return out.toArray();
     });
   });

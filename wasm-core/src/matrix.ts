@@ -30,7 +30,8 @@ export function assertMatrix(x: Matrix | WasmMatrix, name: string): void {
     throw new RangeError(`${name}: rows and cols must be non-negative integers, got ${x.rows} x ${x.cols}`);
   }
   const length = "buffer" in x ? x.buffer.length : x.values.length;
-  if (length !== x.rows * x.cols) throw new RangeError(`${name}: ${x.rows} x ${x.cols} needs ${x.rows * x.cols} values, got ${length}`);
+  if (length !== x.rows * x.cols)
+    throw new RangeError(`${name}: ${x.rows} x ${x.cols} needs ${x.rows * x.cols} values, got ${length}`);
 }
 
 /** Copies a matrix into wasm memory; the caller frees the returned buffer. */
@@ -69,4 +70,3 @@ export function withResidentVector<T>(v: ArrayLike<number> | F64Buffer, body: (r
     resident.free();
   }
 }
-

@@ -2,7 +2,11 @@ import { F64Buffer, withBuffers } from "./f64-buffer.js";
 import { core } from "./module.js";
 import { assertKernelOk } from "./status.js";
 
-function metric(kernel: "meanAbsoluteError" | "meanAbsolutePercentageError", y: ArrayLike<number>, predicted: ArrayLike<number>): number {
+function metric(
+  kernel: "meanAbsoluteError" | "meanAbsolutePercentageError",
+  y: ArrayLike<number>,
+  predicted: ArrayLike<number>,
+): number {
   if (y.length !== predicted.length) throw new RangeError(`${kernel}: ${y.length} targets but ${predicted.length} predictions`);
   const yb = F64Buffer.from(y);
   const pb = F64Buffer.from(predicted);

@@ -9,7 +9,8 @@ import { assertKernelOk } from "./status.js";
  */
 export function permutation(n: number, seed: number): Uint32Array {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`permutation: n must be a non-negative integer, got ${n}`);
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`permutation: seed must be an integer in [0, 2^32), got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new RangeError(`permutation: seed must be an integer in [0, 2^32), got ${seed}`);
   const bytes = Math.max(8, n * 4);
   const ptr = core().allocBytes(bytes);
   try {

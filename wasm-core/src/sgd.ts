@@ -38,10 +38,12 @@ export function fitSgd(x: Matrix | WasmMatrix, y: ArrayLike<number> | F64Buffer,
   assertMatrix(x, "fitSgd x");
   if (y.length !== x.rows) throw new RangeError(`fitSgd: ${x.rows} rows but ${y.length} targets`);
   const { seed } = options;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`fitSgd: seed must be an integer in [0, 2^32), got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new RangeError(`fitSgd: seed must be an integer in [0, 2^32), got ${seed}`);
   const p = x.cols;
   const warm = options.warmStart;
-  if (warm && warm.coefficients.length !== p) throw new RangeError(`fitSgd: warm start has ${warm.coefficients.length} coefficients, x has ${p} columns`);
+  if (warm && warm.coefficients.length !== p)
+    throw new RangeError(`fitSgd: warm start has ${warm.coefficients.length} coefficients, x has ${p} columns`);
   const params = [
     options.alpha ?? 1e-4,
     options.eta0 ?? 0.01,
