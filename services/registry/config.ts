@@ -1,12 +1,36 @@
-import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { modelPathKey } from "../kit/model-path-key.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
+
+const rescanIntervalKey: ConfigKey<number> = {
+  type: "integer",
+  default: 5000,
+  env: "KEPLER_MODEL_REGISTRY_RESCAN_MS",
+  flag: "registry-rescan-ms",
+  description: "How often the registry re-reads MODEL_PATH for models written by other processes, in ms (0: only at start).",
+  check: (value) => (value >= 0 ? undefined : `expected a non-negative number of milliseconds, got ${value}`),
+};
+
+const sourcePipelinesKey: ConfigKey<string[]> = {
+  type: "list",
+  default: [],
+  env: "KEPLER_MODEL_SOURCE_PIPELINES",
+  flag: "source-pipelines",
+  description:
+    "Pipeline serving each energy source when a request names none, as source=pipeline pairs (e.g. rapl-sysfs=ec2-0.7.11,acpi=specpower-0.7.11); default: the pipeline with the newest model of the source.",
+  check: (value) => {
+    const bad = value.find((pair) => !/^[^=]+=[^=]+$/.test(pair));
+    return bad === undefined ? undefined : `expected source=pipeline pairs, got "${bad}"`;
+  },
+};
 
 /** Settings of the registry service: every key has a type, default, env var, flag and description. */
 export const registryConfigSchema = {
   host: hostKey,
   port: portKey("registry"),
   modelPath: modelPathKey,
+  rescanIntervalMs: rescanIntervalKey,
+  sourcePipelines: sourcePipelinesKey,
 } satisfies ConfigSchema;
 
 export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;
@@ -14,4 +38,9 @@ export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;
 /** Reads the registry config from flags and environment, validated once. */
 export function readRegistryConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): RegistryConfig {
   return readConfig(registryConfigSchema, env, flags);
+}
+
+/** `source=pipeline` pairs as a map. */
+export function sourcePipelineMap(pairs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(pairs.map((pair) => pair.split("=", 2).map((part) => part.trim()) as [string, string]));
 }

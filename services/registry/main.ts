@@ -2,18 +2,51 @@ import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
-import { type RegistryConfig, registryConfigSchema, readRegistryConfig } from "./config.js";
+import { type RegistryConfig, readRegistryConfig, registryConfigSchema, sourcePipelineMap } from "./config.js";
+import { ModelStore } from "./domain/model-store.js";
 import { createRegistryService } from "./server.js";
 
-/** Starts the registry gRPC server. */
+/** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
 export async function startRegistry(config: RegistryConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
+  const logger = deps.logger.child({ service: "registry" });
+  const store = await ModelStore.open(config.modelPath, { logger, sourcePipelines: sourcePipelineMap(config.sourcePipelines) });
+  logger.info(
+    { modelPath: config.modelPath, models: store.list().length, pipelines: store.pipelines().length },
+    "model folder scanned",
+  );
+  const handle = await startGrpcServer({
     serviceName: "registry",
     host: config.host,
     port: config.port,
     logger: deps.logger,
-    services: [{ definition: RegistryServiceDefinition, implementation: createRegistryService() }],
+    services: [{ definition: RegistryServiceDefinition, implementation: createRegistryService(store) }],
   });
+  let rescanning = false;
+  const timer =
+    config.rescanIntervalMs > 0
+      ? setInterval(() => {
+          if (rescanning) return;
+          rescanning = true;
+          store
+            .rescan()
+            .catch((error: unknown) => logger.warn({ err: error }, "rescan failed"))
+            .finally(() => {
+              rescanning = false;
+            });
+        }, config.rescanIntervalMs)
+      : undefined;
+  timer?.unref();
+  return {
+    name: handle.name,
+    address: handle.address,
+    port: handle.port,
+    async close() {
+      if (timer !== undefined) clearInterval(timer);
+      // WatchModels streams run until cancelled: end them first so shutdown does not wait for them.
+      store.close();
+      await handle.close();
+    },
+  };
 }
 
 export const registryLauncher: ServiceLauncher<RegistryConfig> = {

@@ -1,7 +1,310 @@
-import { RegistryServiceDefinition, type RegistryServiceImplementation } from "../generated/kepler/model/v1/registry_service.js";
-import { withUnimplemented } from "../kit/unimplemented.js";
+// Thin gRPC glue for RegistryService: decode and validate, call one domain function, encode.
+import { createHash } from "node:crypto";
+import { ServerError, Status } from "nice-grpc";
+import { normalizeRequestedSource } from "../domain/energy-sources.js";
+import { InvalidInputError, NotFoundError } from "../domain/errors.js";
+import {
+  type ImportPipelineRequest,
+  ModelEventKind,
+  type PublishModelRequest,
+  type RegistryServiceImplementation,
+} from "../generated/kepler/model/v1/registry_service.js";
+import type { PipelineInfo } from "../generated/kepler/model/v1/model.js";
+import { AlreadyExistsError, exportPipeline, importPipeline, type PipelineSource } from "./domain/import-pipeline.js";
+import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
+import { watchModelEvents } from "./domain/model-events.js";
+import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
+import { listBestModels, selectModel } from "./domain/select-model.js";
+import {
+  locationFromProto,
+  locationToProto,
+  machineSpecFromProto,
+  machineSpecToProto,
+  metadataToProto,
+  nodeTypeMatchToProto,
+  outputTypeFromProto,
+  outputTypeToProto,
+  selectionToProto,
+} from "./proto-mapping.js";
 
-/** The registry RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */
-export function createRegistryService(): RegistryServiceImplementation {
-  return withUnimplemented<RegistryServiceImplementation>(RegistryServiceDefinition);
+/** Largest bytes field sent per streamed message. */
+const CHUNK_BYTES = 1024 * 1024;
+const DEFAULT_PAGE_SIZE = 500;
+
+function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
+  if (bytes.byteLength === 0) yield bytes;
+  for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) yield bytes.subarray(offset, offset + CHUNK_BYTES);
+}
+
+// Reads a header-then-chunks stream: the header, and the chunks concatenated.
+async function readHeaderAndChunks<H>(
+  requests: AsyncIterable<{ content?: { $case: "header"; value: H } | { $case: "archiveChunk"; value: Buffer } | undefined }>,
+): Promise<{ header: H; bytes: Buffer }> {
+  let header: H | undefined;
+  const chunks: Buffer[] = [];
+  let index = 0;
+  for await (const request of requests) {
+    const content = request.content;
+    if (index === 0) {
+      if (content?.$case !== "header")
+        throw new InvalidInputError("requests[0].header", "the first message must carry the header");
+      header = content.value;
+    } else if (content?.$case !== "archiveChunk") {
+      throw new InvalidInputError(
+        `requests[${index}]`,
+        "only the first message carries the header; the others carry archive chunks",
+      );
+    } else {
+      chunks.push(content.value);
+    }
+    index++;
+  }
+  if (header === undefined) throw new InvalidInputError("requests", "empty stream: the first message must carry the header");
+  return { header, bytes: Buffer.concat(chunks) };
+}
+
+function pipelineToProto(pipeline: PipelineSummary): PipelineInfo {
+  return {
+    pipelineName: pipeline.name,
+    metadataJson: pipeline.metadataText ?? "",
+    energySources: pipeline.energySources,
+    modelCount: pipeline.modelCount,
+    nodeTypeCount: pipeline.index.size,
+  };
+}
+
+const EVENT_KINDS = {
+  published: ModelEventKind.MODEL_EVENT_KIND_PUBLISHED,
+  imported: ModelEventKind.MODEL_EVENT_KIND_IMPORTED,
+  removed: ModelEventKind.MODEL_EVENT_KIND_REMOVED,
+} as const;
+
+/** The RegistryService implementation over a model store. */
+export function createRegistryService(store: ModelStore): RegistryServiceImplementation {
+  const summaryOf = (name: string): PipelineSummary => {
+    const found = store.pipelines().find((p) => p.name === name);
+    if (found === undefined) throw new NotFoundError(`pipeline "${name}"`);
+    return found;
+  };
+  return {
+    async publishModel(requests: AsyncIterable<PublishModelRequest>) {
+      const { header, bytes } = await readHeaderAndChunks(requests);
+      if (header.archiveSizeBytes !== 0 && header.archiveSizeBytes !== bytes.byteLength) {
+        throw new InvalidInputError(
+          "header.archive_size_bytes",
+          `announced ${header.archiveSizeBytes} bytes, received ${bytes.byteLength}`,
+        );
+      }
+      if (
+        header.archiveSha256 !== "" &&
+        createHash("sha256").update(bytes).digest("hex") !== header.archiveSha256.toLowerCase()
+      ) {
+        throw new InvalidInputError("header.archive_sha256", "does not match the received archive");
+      }
+      const location = locationFromProto(header.location, "header.location");
+      const { model, replaced } = await store.publish({
+        location,
+        zip: bytes,
+        weightJson: header.weightJson === "" ? undefined : header.weightJson,
+      });
+      return { metadata: metadataToProto(model, store), replaced };
+    },
+
+    async selectModel(request) {
+      const { model, selection } = selectModel(store, {
+        featureNames: request.featureNames,
+        unavailableFeatureNames: request.unavailableFeatureNames,
+        outputType: outputTypeFromProto(request.outputType, "output_type", true),
+        energySource: request.energySource,
+        nodeType: request.nodeType,
+        weight: request.weight,
+        trainerName: request.trainerName,
+        filter: request.filter,
+        pipelineName: request.pipelineName,
+        machineSpec: machineSpecFromProto(request.machineSpec),
+        looseNodeType: request.looseNodeType,
+      });
+      const response = { metadata: metadataToProto(model, store), selection: selectionToProto(selection) };
+      if (request.metadataOnly) return response;
+      if (request.weight) return { ...response, payload: { $case: "weightJson" as const, value: model.weightJson ?? "" } };
+      return { ...response, payload: { $case: "archive" as const, value: await store.readArchive(model) } };
+    },
+
+    async listBestModels(request) {
+      const entries = listBestModels(store, {
+        energySource: request.energySource,
+        outputType: outputTypeFromProto(request.outputType, "output_type"),
+        featureGroup: request.featureGroup,
+        nodeType: request.nodeType,
+        filter: request.filter,
+        pipelineName: request.pipelineName,
+      });
+      return {
+        bestModels: entries.map((entry) => ({
+          outputType: outputTypeToProto(entry.outputType),
+          featureGroup: entry.featureGroup,
+          modelName: entry.model.location.modelName,
+          maeWatts: entry.model.maeWatts ?? 0,
+          location: locationToProto(entry.model.location),
+        })),
+      };
+    },
+
+    async listModels(request) {
+      const source = request.energySource === "" ? undefined : normalizeRequestedSource(request.energySource);
+      const outputType = outputTypeFromProto(request.outputType, "output_type");
+      const filter = parseModelFilter(request.filter);
+      const matching = store
+        .list()
+        .filter(
+          (m) =>
+            (request.pipelineName === "" || m.location.pipelineName === request.pipelineName) &&
+            (source === undefined || m.location.energySource === source) &&
+            (outputType === undefined || m.location.outputType === outputType) &&
+            (request.featureGroup === "" || m.location.featureGroup === request.featureGroup) &&
+            (request.trainerName === "" || m.trainerName === request.trainerName) &&
+            (request.nodeType === undefined || request.nodeType === -1 || m.nodeType === request.nodeType) &&
+            passesModelFilter(m.metadata, filter),
+        );
+      const offset = request.pageToken === "" ? 0 : Number(request.pageToken);
+      if (!Number.isInteger(offset) || offset < 0) throw new InvalidInputError("page_token", "not a token from a previous page");
+      const size = request.pageSize === 0 ? DEFAULT_PAGE_SIZE : request.pageSize;
+      const page = matching.slice(offset, offset + size);
+      return {
+        models: page.map((m) => metadataToProto(m, store)),
+        nextPageToken: offset + size < matching.length ? String(offset + size) : "",
+      };
+    },
+
+    async *getModelArchive(request) {
+      const model = store.get(locationFromProto(request.location, "location"));
+      const bytes = await store.readArchive(model);
+      let first = true;
+      for (const chunk of chunksOf(bytes)) {
+        yield first
+          ? { metadata: metadataToProto(model, store), archiveSizeBytes: bytes.byteLength, archiveChunk: Buffer.from(chunk) }
+          : { archiveChunk: Buffer.from(chunk) };
+        first = false;
+      }
+    },
+
+    async getModelWeights(request) {
+      const model = store.get(locationFromProto(request.location, "location"));
+      if (model.weightJson === undefined)
+        throw new NotFoundError(`weight.json of ${model.location.modelName} (its trainer has no Kepler weights)`);
+      return { metadata: metadataToProto(model, store), weightJson: model.weightJson };
+    },
+
+    async listNodeTypes(request) {
+      const pipelines = store.pipelines().filter((p) => request.pipelineName === "" || p.name === request.pipelineName);
+      if (request.pipelineName !== "" && pipelines.length === 0) throw new NotFoundError(`pipeline "${request.pipelineName}"`);
+      return {
+        nodeTypes: pipelines.flatMap((p) =>
+          p.index
+            .list()
+            .map((entry) => ({
+              pipelineName: p.name,
+              nodeType: entry.nodeType,
+              spec: machineSpecToProto(entry.spec),
+              members: entry.members,
+            })),
+        ),
+      };
+    },
+
+    async matchMachineSpec(request) {
+      const source = normalizeRequestedSource(request.energySource);
+      const pipelineName = request.pipelineName !== "" ? request.pipelineName : store.pipelineForSource(source);
+      if (pipelineName === undefined) throw new NotFoundError(`a pipeline serving ${source}`);
+      const index = store.pipeline(pipelineName)?.index;
+      if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
+      const spec =
+        machineSpecFromProto(request.spec) ??
+        machineSpecFromProto({ processor: "", cores: 0, chips: 0, memoryGib: 0, frequencyMhz: 0, vendor: "", threadsPerCore: 0 });
+      const result = index.match(spec as NonNullable<typeof spec>, request.looseSearch);
+      const entry = result.nodeType === -1 ? undefined : index.get(result.nodeType);
+      return { match: nodeTypeMatchToProto({ ...result, pipelineName, nodeTypeSpec: entry?.spec }) };
+    },
+
+    async indexMachine(request) {
+      const spec = machineSpecFromProto(request.spec);
+      if (spec === undefined) throw new InvalidInputError("spec", "required");
+      return store.indexMachine(request.pipelineName, request.machineId, spec);
+    },
+
+    async putPipelineMetadata(request) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(request.metadataJson);
+      } catch (error) {
+        throw new InvalidInputError("metadata_json", `not valid JSON (${(error as Error).message})`);
+      }
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+        throw new InvalidInputError("metadata_json", "expected a JSON object");
+      await store.writePipelineFile(request.pipelineName, "metadata.json", request.metadataJson);
+      return { pipeline: pipelineToProto(summaryOf(request.pipelineName)) };
+    },
+
+    async listPipelineMetadata(request) {
+      const pipelines = store
+        .pipelines()
+        .filter((p) => request.pipelineNames.length === 0 || request.pipelineNames.includes(p.name));
+      return { pipelines: pipelines.map(pipelineToProto) };
+    },
+
+    async importPipeline(requests: AsyncIterable<ImportPipelineRequest>) {
+      const { header, bytes } = await readHeaderAndChunks(requests);
+      if (header.serverPath !== "" && bytes.byteLength > 0)
+        throw new InvalidInputError("header.server_path", "give a server path or stream a zip, not both");
+      if (header.serverPath === "" && bytes.byteLength === 0)
+        throw new InvalidInputError("header", "give a server path or stream a zip");
+      const source: PipelineSource =
+        header.serverPath !== "" ? { kind: "path", path: header.serverPath } : { kind: "zip", bytes };
+      try {
+        const result = await importPipeline(store, source, { pipelineName: header.pipelineName, replace: header.replace });
+        return {
+          pipeline: pipelineToProto(result.pipeline),
+          importedModelCount: result.importedModelCount,
+          skippedModels: result.skippedModels,
+        };
+      } catch (error) {
+        if (error instanceof AlreadyExistsError) throw new ServerError(Status.ALREADY_EXISTS, error.message);
+        throw error;
+      }
+    },
+
+    async *exportPipeline(request) {
+      const bytes = await exportPipeline(store, request.pipelineName);
+      let first = true;
+      for (const chunk of chunksOf(bytes)) {
+        yield first
+          ? { archiveSizeBytes: bytes.byteLength, archiveChunk: Buffer.from(chunk) }
+          : { archiveChunk: Buffer.from(chunk) };
+        first = false;
+      }
+    },
+
+    async *watchModels(request, context) {
+      const source = request.energySource === "" ? undefined : normalizeRequestedSource(request.energySource);
+      const outputType = outputTypeFromProto(request.outputType, "output_type");
+      const events = watchModelEvents(store.events, context.signal);
+      yield {
+        kind: ModelEventKind.MODEL_EVENT_KIND_WATCHING,
+        eventTimeSeconds: Date.now() / 1000,
+        sequence: store.events.currentSequence,
+      };
+      for await (const event of events) {
+        const { location } = event.model;
+        if (request.pipelineName !== "" && location.pipelineName !== request.pipelineName) continue;
+        if (source !== undefined && location.energySource !== source) continue;
+        if (outputType !== undefined && location.outputType !== outputType) continue;
+        yield {
+          kind: EVENT_KINDS[event.kind],
+          metadata: metadataToProto(event.model, store),
+          eventTimeSeconds: event.eventTimeSeconds,
+          sequence: event.sequence,
+        };
+      }
+    },
+  };
 }

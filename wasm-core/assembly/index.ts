@@ -27,3 +27,4 @@ export { fitSgd } from "./sgd";
 export { predictKnn } from "./neighbours";
 export { fitCurve, predictCurve } from "./curve-fit";
 export { normalizeRowSums, subtractGroupOffsets, dynamicPower, scaleByShare } from "./isolation";
+export { gatherFeatureColumns, firstNonFinite, predictWeightsLinear, divideOrZero, clampNonNegative } from "./estimate";

@@ -65,3 +65,11 @@ export {
   squeezeByTimestamp,
   subtractGroupOffsets,
 } from "./isolation.js";
+export {
+  type KeplerLinearWeights,
+  clampNonNegative,
+  divideOrZero,
+  firstNonFinite,
+  gatherFeatureColumns,
+  predictKeplerLinear,
+} from "./estimate.js";

@@ -95,6 +95,11 @@ export interface CoreExports {
   ): number;
   dynamicPower(nodePtr: number, backgroundPtr: number, n: number, outPtr: number): number;
   scaleByShare(labelPtr: number, nodePtr: number, dynamicPtr: number, n: number, outPtr: number): number;
+  gatherFeatureColumns(srcPtr: number, rows: number, srcCols: number, indexPtr: number, nOut: number, outPtr: number): number;
+  firstNonFinite(ptr: number, n: number): number;
+  predictWeightsLinear(xPtr: number, rows: number, p: number, scalePtr: number, weightPtr: number, bias: number, outPtr: number): number;
+  divideOrZero(xPtr: number, n: number, divisor: number, outPtr: number): number;
+  clampNonNegative(ptr: number, n: number): number;
   [kernel: string]: unknown;
 }
 

@@ -1,0 +1,167 @@
+// Crash-safe replacement of one model's files in a group folder: `<model>.zip`, the kepler-model-db
+// weight sibling `<model>.json`, and the unpacked folder `<model>/`.
+//
+// A publish is journaled: everything is written into a staging folder `.<model>.publish-<id>/` beside
+// the destination (same file system, so renames are atomic), then a COMMITTED marker is written, then
+// the files are renamed into place. Recovery at start rolls a committed publish forward and deletes an
+// uncommitted one, so a process killed at any point leaves either the complete previous model or the
+// complete new one. The zip, which the registry serves from, is replaced by a single rename: a reader
+// that opened the old zip keeps reading the old file.
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { ZipEntry } from "../../models/index.js";
+
+/** Steps a publish goes through, reported to `onStep` (tests stop a publishing process at each). */
+export type PublishStep = "staged" | "committed" | "replacing" | "done";
+
+/** What to write for one model. */
+export interface ModelFiles {
+  zip: Uint8Array;
+  /** The weight sibling `<model>.json`; undefined removes a stale one. */
+  weightJson?: string;
+  /** The unpacked folder's files (the zip's entries plus weight.json). */
+  folderEntries: readonly ZipEntry[];
+}
+
+const COMMITTED = "COMMITTED";
+const STAGED_ZIP = "model.zip";
+const STAGED_WEIGHTS = "weight-sibling.json";
+const STAGED_FOLDER = "folder";
+const JOURNAL = /^\.(.+)\.(publish|old|tmp)-([A-Za-z0-9_]+)$/;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+// Writes and fsyncs, so a committed journal survives a machine crash too, not only a killed process.
+async function writeDurably(path: string, data: Uint8Array | string): Promise<void> {
+  const handle = await open(path, "w");
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+// Entry names come from archives: keep them inside the folder.
+function safeEntryPath(folder: string, name: string): string {
+  if (name.startsWith("/") || name.split("/").some((part) => part === ".." || part === "")) {
+    throw new Error(`unsafe archive entry name "${name}"`);
+  }
+  return join(folder, name);
+}
+
+/** Publishes one model's files atomically (see the file comment). */
+export async function writeModelFiles(
+  groupPath: string,
+  modelName: string,
+  files: ModelFiles,
+  onStep: (step: PublishStep) => void | Promise<void> = () => {},
+): Promise<void> {
+  await mkdir(groupPath, { recursive: true });
+  const staging = await mkdtemp(join(groupPath, `.${modelName}.publish-`));
+  try {
+    await writeDurably(join(staging, STAGED_ZIP), files.zip);
+    if (files.weightJson !== undefined) await writeDurably(join(staging, STAGED_WEIGHTS), files.weightJson);
+    const folder = join(staging, STAGED_FOLDER);
+    await mkdir(folder);
+    for (const entry of files.folderEntries) {
+      const path = safeEntryPath(folder, entry.name);
+      await mkdir(dirname(path), { recursive: true });
+      await writeDurably(path, entry.data);
+    }
+    await onStep("staged");
+    await writeDurably(join(staging, COMMITTED), JSON.stringify({ weights: files.weightJson !== undefined }));
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+  await onStep("committed");
+  await applyCommitted(groupPath, modelName, staging, onStep);
+  await onStep("done");
+}
+
+// Moves a committed staging folder's files into place. Every step checks what is still there, so it
+// can run again after being interrupted at any point.
+async function applyCommitted(
+  groupPath: string,
+  modelName: string,
+  staging: string,
+  onStep: (step: PublishStep) => void | Promise<void> = () => {},
+): Promise<void> {
+  const journal = JSON.parse(await readFile(join(staging, COMMITTED), "utf8")) as { weights: boolean };
+  const target = join(groupPath, modelName);
+  const suffix = staging.slice(staging.lastIndexOf("-") + 1);
+  const previous = join(groupPath, `.${modelName}.old-${suffix}`);
+  const stagedFolder = join(staging, STAGED_FOLDER);
+  if (await exists(stagedFolder)) {
+    if (await exists(target)) await rename(target, previous);
+    await onStep("replacing");
+    await rename(stagedFolder, target);
+  }
+  const stagedZip = join(staging, STAGED_ZIP);
+  if (await exists(stagedZip)) await rename(stagedZip, `${target}.zip`);
+  const stagedWeights = join(staging, STAGED_WEIGHTS);
+  if (journal.weights) {
+    if (await exists(stagedWeights)) await rename(stagedWeights, `${target}.json`);
+  } else {
+    await rm(`${target}.json`, { force: true });
+  }
+  await rm(previous, { recursive: true, force: true });
+  await rm(staging, { recursive: true, force: true });
+}
+
+/**
+ * Finishes or undoes interrupted publishes in a group folder: committed journals are applied,
+ * uncommitted ones removed, and a model folder renamed aside (`.<model>.old-*`, ours or the trainer's
+ * services/models publish) is put back when nothing replaced it. Returns what it did, for the log.
+ */
+export async function recoverGroup(groupPath: string): Promise<string[]> {
+  const actions: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(groupPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return actions;
+    throw error;
+  }
+  const journals = names.map((name) => ({ name, match: JOURNAL.exec(name) })).filter((j) => j.match !== null);
+  for (const { name, match } of journals) {
+    if (match?.[2] !== "publish") continue;
+    const staging = join(groupPath, name);
+    if (await exists(join(staging, COMMITTED))) {
+      await applyCommitted(groupPath, match[1] as string, staging);
+      actions.push(`completed the committed publish of ${match[1]}`);
+    } else {
+      await rm(staging, { recursive: true, force: true });
+      actions.push(`discarded the unfinished publish of ${match[1]}`);
+    }
+  }
+  for (const { name, match } of journals) {
+    if (match === null || match[2] === "publish") continue;
+    const path = join(groupPath, name);
+    if (!(await exists(path))) continue;
+    const target = join(groupPath, match[1] as string);
+    if (match[2] === "old" && !(await exists(target))) {
+      await rename(path, target);
+      actions.push(`restored ${match[1]} from an interrupted replacement`);
+    } else {
+      await rm(path, { recursive: true, force: true });
+      actions.push(`removed the leftover ${name}`);
+    }
+  }
+  return actions;
+}
+
+/** A unique suffix for temporary names. */
+export function temporarySuffix(): string {
+  return randomBytes(6).toString("hex");
+}

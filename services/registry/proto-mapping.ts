@@ -1,0 +1,139 @@
+// Translation between the registry's domain types and the generated protobuf messages.
+import { componentsOf, type EnergySource } from "../domain/energy-sources.js";
+import { InvalidInputError } from "../domain/errors.js";
+import {
+  type ModelMetadata,
+  NodeTypeMatchKind,
+  type ModelSelection as ProtoSelection,
+  type ModelLocation as ProtoLocation,
+} from "../generated/kepler/model/v1/model.js";
+import { type MachineSpec, OutputType } from "../generated/kepler/model/v1/types.js";
+import type { ModelLocation, OutputTypeName } from "../models/index.js";
+import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
+import type { ModelStore } from "./domain/model-store.js";
+import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
+import type { StoredModel } from "./domain/stored-model.js";
+
+/** AbsPower/DynPower from the enum; undefined for UNSPECIFIED unless required. */
+export function outputTypeFromProto(value: OutputType, field: string, required: true): OutputTypeName;
+export function outputTypeFromProto(value: OutputType, field: string, required?: false): OutputTypeName | undefined;
+export function outputTypeFromProto(value: OutputType, field: string, required = false): OutputTypeName | undefined {
+  if (value === OutputType.OUTPUT_TYPE_ABS_POWER) return "AbsPower";
+  if (value === OutputType.OUTPUT_TYPE_DYN_POWER) return "DynPower";
+  if (required) throw new InvalidInputError(field, "required: OUTPUT_TYPE_ABS_POWER or OUTPUT_TYPE_DYN_POWER");
+  return undefined;
+}
+
+export function outputTypeToProto(value: OutputTypeName): OutputType {
+  return value === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER;
+}
+
+export function locationToProto(location: ModelLocation): ProtoLocation {
+  return { ...location, outputType: outputTypeToProto(location.outputType) };
+}
+
+/** A complete location from a request; every field is required. */
+export function locationFromProto(location: ProtoLocation | undefined, field: string): ModelLocation {
+  if (location === undefined) throw new InvalidInputError(field, "required");
+  const outputType = outputTypeFromProto(location.outputType, `${field}.output_type`, true);
+  for (const [name, value] of [
+    ["pipeline_name", location.pipelineName],
+    ["energy_source", location.energySource],
+    ["feature_group", location.featureGroup],
+    ["model_name", location.modelName],
+  ] as const) {
+    if (value === "") throw new InvalidInputError(`${field}.${name}`, "required");
+  }
+  return {
+    pipelineName: location.pipelineName,
+    energySource: location.energySource,
+    outputType,
+    featureGroup: location.featureGroup,
+    modelName: location.modelName,
+  };
+}
+
+/** A node spec from a request's MachineSpec; undefined when absent. Zero and empty fields are unknown. */
+export function machineSpecFromProto(spec: MachineSpec | undefined): NodeSpec | undefined {
+  if (spec === undefined) return undefined;
+  return nodeSpecFrom({
+    processor: spec.processor,
+    cores: spec.cores,
+    chips: spec.chips,
+    memory: spec.memoryGib,
+    frequency: spec.frequencyMhz,
+  });
+}
+
+function whole(value: unknown): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+}
+
+export function machineSpecToProto(spec: NodeSpec): MachineSpec {
+  return {
+    processor: spec.processor === null ? "" : String(spec.processor),
+    cores: whole(spec.cores),
+    chips: whole(spec.chips),
+    memoryGib: whole(spec.memory),
+    frequencyMhz: whole(spec.frequency),
+    vendor: "",
+    threadsPerCore: 0,
+  };
+}
+
+const MATCH_KINDS: Record<DomainMatchKind, NodeTypeMatchKind> = {
+  requested: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_REQUESTED,
+  exact: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_EXACT,
+  cover: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_COVER,
+  similarity: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_SIMILARITY,
+  none: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE,
+};
+
+export function nodeTypeMatchToProto(match: NodeTypeMatchInfo) {
+  return {
+    nodeType: match.nodeType,
+    uncertainty: match.uncertainty,
+    looseness: match.looseness,
+    kind: MATCH_KINDS[match.kind],
+    pipelineName: match.pipelineName,
+    nodeTypeSpec: match.nodeTypeSpec === undefined ? undefined : machineSpecToProto(match.nodeTypeSpec),
+  };
+}
+
+export function selectionToProto(selection: ModelSelection): ProtoSelection {
+  return { ...selection, nodeTypeMatch: nodeTypeMatchToProto(selection.nodeTypeMatch) };
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
+/** A stored model's metadata message (metadata.json decoded, plus location, trainer and weights). */
+export function metadataToProto(model: StoredModel, store: ModelStore): ModelMetadata {
+  const m = model.metadata;
+  const components = componentsOf(model.location.energySource as EnergySource).filter((c) => `${c}_mae` in m || `${c}_mape` in m);
+  const machineSpec = store.machineSpecOf(model);
+  return {
+    location: locationToProto(model.location),
+    modelName: model.location.modelName,
+    modelClass: typeof m.model_class === "string" ? m.model_class : "",
+    modelFile: typeof m.model_file === "string" ? m.model_file : "",
+    features: model.features,
+    feFiles: Array.isArray(m.fe_files) ? m.fe_files.map(String) : [],
+    outputType: outputTypeToProto(model.location.outputType),
+    maeWatts: model.maeWatts ?? 0,
+    mapePercent: numberOr(m.mape, 0),
+    componentMetrics: components.map((component) => ({
+      component,
+      maeWatts: numberOr(m[`${component}_mae`], 0),
+      mapePercent: numberOr(m[`${component}_mape`], -1),
+    })),
+    nodeType: model.nodeType,
+    machineSpec: machineSpec === undefined ? undefined : machineSpecToProto(machineSpec),
+    trainerName: model.trainerName,
+    hasWeights: model.weightJson !== undefined,
+    metadataJson: model.metadataText,
+    publishedTimeSeconds: model.publishedTimeSeconds,
+  };
+}
