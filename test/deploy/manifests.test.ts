@@ -1,0 +1,236 @@
+// The Kubernetes manifests, rendered with `kubectl kustomize` exactly as users deploy them, checked
+// against the Kubernetes schemas (kubernetes-models) and against the code: every command, flag, env var,
+// port, peer address and health-check name they use is read from the CLI, the config schemas and the
+// running services, not from a second list.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createChannel, createClient } from "nice-grpc";
+import { HealthDefinition } from "nice-grpc-server-health";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../services/kit/logger.js";
+import { modelPathKey } from "../../services/kit/model-path-key.js";
+import { type ServiceName, logFormatKey, logLevelKey, peerAddressKey } from "../../services/kit/service-addresses.js";
+import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
+import { type DeployRender, KEPLER_SIDECAR_RENDER, renderAll } from "./support/deploy-renders.js";
+import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
+import { type Json, describeObject, validateWithKubernetesModels } from "./support/rendered-manifests.js";
+import { findServiceForAddress, routeServicePort } from "./support/service-routing.js";
+
+const PROBES = ["startupProbe", "readinessProbe", "livenessProbe"] as const;
+
+/** The config a service would read inside the container: the real readConfig with its env and flags. */
+function effectiveConfig(container: ModelContainer, service: ServiceName): Record<string, unknown> {
+  return SERVICE_LAUNCHERS[service].readConfig(container.env, container.flags) as Record<string, unknown>;
+}
+
+/** The config key (of `service`'s schema) that holds a peer's address. */
+function peerAddressField(service: ServiceName, peer: ServiceName): string {
+  const env = peerAddressKey(peer).env;
+  const entry = Object.entries(SERVICE_LAUNCHERS[service].configSchema).find(([, key]) => key.env === env);
+  if (entry === undefined) throw new Error(`${service}'s config has no ${env}`);
+  return entry[0];
+}
+
+let renders: DeployRender[];
+beforeAll(() => {
+  renders = renderAll();
+});
+
+describe("rendered Kubernetes manifests", () => {
+  it("render for every overlay and pass kubernetes-models schema validation", async () => {
+    expect(renders.map((render) => render.name)).toEqual([
+      "deploy/k8s/overlays/mesh",
+      "deploy/k8s/overlays/all-in-one",
+      "deploy/k8s/overlays/estimator-sidecar",
+      KEPLER_SIDECAR_RENDER,
+    ]);
+    for (const render of renders) {
+      expect(render.objects.length, render.name).toBeGreaterThan(0);
+      for (const object of render.objects) {
+        await expect(validateWithKubernetesModels(object), `${render.name}: ${describeObject(object)}`).resolves.toBeUndefined();
+      }
+    }
+  });
+
+  it("run each service where the overlay says: mesh one pod per service, all-in-one one process, sidecar per node", () => {
+    const runs = Object.fromEntries(
+      renders.map((render) => [
+        render.name,
+        findModelContainers(render.objects)
+          .map((container) => `${container.workload.kind}:${container.services.join("+")}`)
+          .sort(),
+      ]),
+    );
+    expect(runs["deploy/k8s/overlays/mesh"]).toEqual(
+      ["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"].map((name) => `Deployment:${name}`),
+    );
+    expect(runs["deploy/k8s/overlays/all-in-one"]).toEqual(["Deployment:registry+estimator+pipeline+extractor+isolator+trainer"]);
+    expect(runs["deploy/k8s/overlays/estimator-sidecar"]).toEqual(["DaemonSet:estimator", "Deployment:registry"]);
+    expect(runs[KEPLER_SIDECAR_RENDER]).toEqual(["DaemonSet:estimator", "DaemonSet:estimator", "Deployment:registry"]);
+  });
+
+  it("set only environment variables that the services' config schemas read", () => {
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        const known = new Set([
+          logLevelKey.env,
+          logFormatKey.env,
+          ...container.services.flatMap((service) =>
+            Object.values(SERVICE_LAUNCHERS[service].configSchema).map((key) => key.env),
+          ),
+        ]);
+        const unknown = Object.keys(container.env).filter((name) => !known.has(name));
+        expect(unknown, `${render.name}: ${container.where}`).toEqual([]);
+      }
+    }
+  });
+
+  it("bind 0.0.0.0 and expose and probe exactly the ports the services listen on", () => {
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        const where = `${render.name}: ${container.where}`;
+        const listening = container.services.map((service) => {
+          const config = effectiveConfig(container, service);
+          expect(config.host, `${where} ${service} host`).toBe("0.0.0.0");
+          return config.port as number;
+        });
+        const containerPorts = (container.container.ports ?? []).map((port: Json) => port.containerPort).sort();
+        expect(containerPorts, where).toEqual([...listening].sort());
+        expect(container.container.command, `${where}: the image's ENTRYPOINT runs kepler-model`).toBeUndefined();
+        for (const probeName of PROBES) {
+          const probe = container.container[probeName];
+          expect(probe?.grpc, `${where} ${probeName} is a gRPC health probe`).toBeDefined();
+          expect(listening, `${where} ${probeName} port`).toContain(probe.grpc.port);
+        }
+      }
+    }
+  });
+
+  it("point every peer address at a Service in front of that peer's port", () => {
+    let checked = 0;
+    for (const render of renders) {
+      const containers = findModelContainers(render.objects);
+      for (const container of containers) {
+        for (const service of container.services) {
+          for (const peer of SERVICE_LAUNCHERS[service].peers) {
+            if (container.services.includes(peer)) continue; // wired inside the process
+            const where = `${render.name}: ${container.where} ${service} -> ${peer}`;
+            const address = effectiveConfig(container, service)[peerAddressField(service, peer)] as string;
+            const found = findServiceForAddress(render.objects, address, container.workload.metadata.namespace ?? "default");
+            expect(found, `${where}: no Service for ${address}`).toBeDefined();
+            const targets = routeServicePort(found!.service, found!.port, containers);
+            expect(targets.length, `${where}: ${address} routes to no pod`).toBeGreaterThan(0);
+            for (const target of targets) {
+              expect(target.container.services, where).toContain(peer);
+              expect(effectiveConfig(target.container, peer).port, where).toBe(target.containerPort);
+            }
+            checked++;
+          }
+        }
+      }
+    }
+    // mesh: estimator, isolator, trainer -> registry, pipeline -> 4 peers; sidecar: estimator -> registry (x1, x2).
+    expect(checked).toBe(7 + 1 + 2);
+  });
+
+  it("name Services kepler-model-<service> only in front of that service's port", () => {
+    for (const render of renders) {
+      const containers = findModelContainers(render.objects);
+      for (const service of render.objects.filter((object) => object.kind === "Service")) {
+        const match = /^kepler-model-(\w+)$/.exec(service.metadata.name);
+        if (match === null || !(match[1]! in SERVICE_LAUNCHERS)) continue;
+        const named = match[1] as ServiceName;
+        for (const port of service.spec.ports as Json[]) {
+          const targets = routeServicePort(service, port.port, containers);
+          expect(targets.length, `${render.name}: ${describeObject(service)} port ${port.port}`).toBeGreaterThan(0);
+          for (const target of targets) {
+            expect(target.container.services, `${render.name}: ${describeObject(service)}`).toContain(named);
+            expect(effectiveConfig(target.container, named).port).toBe(target.containerPort);
+            expect(port.port, `${describeObject(service)} keeps the service's port`).toBe(target.containerPort);
+          }
+        }
+      }
+    }
+  });
+
+  it("keep every MODEL_PATH on a PersistentVolumeClaim that the overlay creates", () => {
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        for (const service of container.services) {
+          if (!Object.values(SERVICE_LAUNCHERS[service].configSchema).some((key) => key.env === modelPathKey.env)) continue;
+          const where = `${render.name}: ${container.where} ${service}`;
+          const modelPath = effectiveConfig(container, service).modelPath as string;
+          const mount = (container.container.volumeMounts ?? []).find(
+            (m: Json) => modelPath === m.mountPath || modelPath.startsWith(`${m.mountPath}/`),
+          );
+          expect(mount, `${where}: ${modelPath} is not on a volume`).toBeDefined();
+          const volume = container.workload.spec.template.spec.volumes.find((v: Json) => v.name === mount.name);
+          const claim = volume?.persistentVolumeClaim?.claimName;
+          expect(claim, `${where}: volume ${mount.name} is not a PVC`).toBeDefined();
+          expect(
+            render.objects.some((o) => o.kind === "PersistentVolumeClaim" && o.metadata.name === claim),
+            where,
+          ).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("run as the image's non-root user with a read-only root, a writable /tmp and resource requests and limits", () => {
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        const where = `${render.name}: ${container.where}`;
+        const podSecurity = container.workload.spec.template.spec.securityContext ?? {};
+        const security = { ...podSecurity, ...container.container.securityContext };
+        expect(security.runAsNonRoot, where).toBe(true);
+        expect(security.runAsUser, where).toBe(1000);
+        expect(security.readOnlyRootFilesystem, where).toBe(true);
+        expect(security.allowPrivilegeEscalation, where).toBe(false);
+        const tmp = (container.container.volumeMounts ?? []).find((m: Json) => m.mountPath === "/tmp");
+        const tmpVolume = container.workload.spec.template.spec.volumes.find((v: Json) => v.name === tmp?.name);
+        expect(tmpVolume?.emptyDir, `${where}: /tmp is an emptyDir`).toBeDefined();
+        for (const kind of ["requests", "limits"]) {
+          expect(Object.keys(container.container.resources?.[kind] ?? {}).sort(), `${where} ${kind}`).toEqual(["cpu", "memory"]);
+        }
+      }
+    }
+  });
+});
+
+describe("gRPC health probes", () => {
+  const modelPath = mkdtempSync(join(tmpdir(), "deploy-probes-"));
+  afterAll(() => rmSync(modelPath, { recursive: true, force: true }));
+
+  it("ask each service for a health name it registers, and it answers SERVING", async () => {
+    const asked = new Map<ServiceName, Set<string>>();
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        for (const probeName of PROBES) {
+          const probe = container.container[probeName].grpc;
+          const service = container.services.find((candidate) => effectiveConfig(container, candidate).port === probe.port)!;
+          if (!asked.has(service)) asked.set(service, new Set());
+          asked.get(service)!.add(probe.service ?? "");
+        }
+      }
+    }
+    expect([...asked.keys()].sort()).toEqual(
+      ["estimator", "registry"].concat(["extractor", "isolator", "pipeline", "trainer"]).sort(),
+    );
+    for (const [service, names] of asked) {
+      const launcher = SERVICE_LAUNCHERS[service];
+      const config = launcher.readConfig({}, { host: "127.0.0.1", [`${service}-port`]: "0", "model-path": modelPath });
+      const server = await launcher.start(config, { logger: silentLogger() });
+      const channel = createChannel(server.address);
+      try {
+        const health = createClient(HealthDefinition, channel);
+        for (const name of names) {
+          expect((await health.check({ service: name })).status, `${service} health "${name}"`).toBe(1);
+        }
+      } finally {
+        channel.close();
+        await server.close();
+      }
+    }
+  });
+});

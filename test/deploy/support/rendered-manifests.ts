@@ -1,0 +1,58 @@
+import { execFileSync } from "node:child_process";
+import { parseAllDocuments } from "yaml";
+import { REPO_ROOT } from "../../support/child-process.js";
+
+/** Untyped JSON from YAML, until validated. */
+// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are untyped JSON until validated.
+export type Json = any;
+
+/** A rendered Kubernetes object, as plain JSON. */
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: Json;
+};
+
+/** The overlays users deploy, relative to the repository root. */
+export const OVERLAYS = [
+  "deploy/k8s/overlays/mesh",
+  "deploy/k8s/overlays/all-in-one",
+  "deploy/k8s/overlays/estimator-sidecar",
+] as const;
+
+/** Renders a kustomization directory with `kubectl kustomize` and parses every document. */
+export function renderKustomization(dir: string): K8sObject[] {
+  const text = execFileSync("kubectl", ["kustomize", dir], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return parseYamlDocuments(text, dir);
+}
+
+/** Parses a multi-document YAML text, failing on any syntax error. */
+export function parseYamlDocuments(text: string, source: string): K8sObject[] {
+  return parseAllDocuments(text).map((document, index) => {
+    if (document.errors.length > 0) throw new Error(`${source} document ${index}: ${document.errors[0]?.message}`);
+    return document.toJSON() as K8sObject;
+  });
+}
+
+/** `Kind/name`, for messages. */
+export function describeObject(object: K8sObject): string {
+  return `${object.kind}/${object.metadata.name}`;
+}
+
+/** Validates an object against the kubernetes-models schema of its apiVersion and kind; throws on failure. */
+export async function validateWithKubernetesModels(object: K8sObject): Promise<void> {
+  const modulePath = `kubernetes-models/${object.apiVersion}/${object.kind}`;
+  let module: Record<string, Json>;
+  try {
+    module = await import(modulePath);
+  } catch {
+    throw new Error(`${describeObject(object)}: no kubernetes-models class for ${object.apiVersion} ${object.kind}`);
+  }
+  const Model = module[object.kind];
+  new Model(object).validate();
+}
