@@ -5,7 +5,10 @@ import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
 export const isolatorConfigSchema = {
   host: hostKey,
   port: portKey("isolator"),
+  /** The trainer isolator reads AbsPower models from the registry. */
   registryAddress: peerAddressKey("registry"),
+  /** BuildIdleProfile extracts the idle node tables through the extractor. */
+  extractorAddress: peerAddressKey("extractor"),
 } satisfies ConfigSchema;
 
 export type IsolatorConfig = ConfigOf<typeof isolatorConfigSchema>;

@@ -2,23 +2,49 @@ import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { createExtractorClient } from "../extractor/client.js";
+import { createRegistryClient } from "../registry/client.js";
 import { type IsolatorConfig, isolatorConfigSchema, readIsolatorConfig } from "./config.js";
+import { createRegistryModelSource } from "./registry-model-source.js";
 import { createIsolatorService } from "./server.js";
 
-/** Starts the isolator gRPC server. */
+/** Starts the isolator gRPC server; its peer channels close with it. */
 export async function startIsolator(config: IsolatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
-    serviceName: "isolator",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    services: [{ definition: IsolatorServiceDefinition, implementation: createIsolatorService() }],
-  });
+  const registry = createRegistryClient(config.registryAddress);
+  const extractor = createExtractorClient(config.extractorAddress);
+  const closePeers = () => {
+    registry.close();
+    extractor.close();
+  };
+  try {
+    const server = await startGrpcServer({
+      serviceName: "isolator",
+      host: config.host,
+      port: config.port,
+      logger: deps.logger,
+      services: [
+        {
+          definition: IsolatorServiceDefinition,
+          implementation: createIsolatorService({ extractor, backgroundModels: createRegistryModelSource(registry) }),
+        },
+      ],
+    });
+    return {
+      ...server,
+      close: async () => {
+        await server.close();
+        closePeers();
+      },
+    };
+  } catch (error) {
+    closePeers();
+    throw error;
+  }
 }
 
 export const isolatorLauncher: ServiceLauncher<IsolatorConfig> = {
   name: "isolator",
-  peers: ["registry"],
+  peers: ["registry", "extractor"],
   configSchema: isolatorConfigSchema,
   readConfig: readIsolatorConfig,
   start: startIsolator,
