@@ -1,11 +1,21 @@
-import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+
+const machineSpecKey: ConfigKey<string> = {
+  type: "string",
+  default: "",
+  env: "KEPLER_MODEL_MACHINE_SPEC",
+  flag: "machine-spec",
+  description:
+    "JSON file with this host's machine spec ({processor, cores, chips, memory, frequency}, the reference's spec.json), used when a request has none; empty: discover it from /proc and /sys.",
+};
 
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
   port: portKey("estimator"),
   registryAddress: peerAddressKey("registry"),
+  machineSpecFile: machineSpecKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

@@ -1,19 +1,85 @@
+import { readFile } from "node:fs/promises";
+import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { discoverMachineSpec } from "../node-types/index.js";
+import { createRegistryClient } from "../registry/client.js";
 import { type EstimatorConfig, estimatorConfigSchema, readEstimatorConfig } from "./config.js";
+import { Estimator } from "./domain/estimate-power.js";
+import type { MachineDescription } from "./domain/loaded-model.js";
+import { ModelCache } from "./domain/model-cache.js";
+import { createRegistryModelSource } from "./registry-model-source.js";
+import { watchRegistry } from "./registry-watch.js";
 import { createEstimatorService } from "./server.js";
 
-/** Starts the estimator gRPC server. */
+// The first WatchModels attempt is awaited this long at most, so a slow registry cannot stall start-up.
+const WATCH_START_WAIT_MS = 3000;
+
+/** This host's machine: the spec file when configured (the reference's --machine-spec), else discovered. */
+async function ownMachine(path: string): Promise<MachineDescription> {
+  if (path !== "") {
+    let spec: Record<string, unknown>;
+    try {
+      spec = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+    } catch (error) {
+      throw new InvalidInputError("--machine-spec", `cannot read ${path}: ${(error as Error).message}`);
+    }
+    const num = (value: unknown) => (typeof value === "number" && value > 0 ? value : 0);
+    return {
+      processor: typeof spec.processor === "string" ? spec.processor : "",
+      cores: num(spec.cores),
+      chips: num(spec.chips),
+      memoryGib: num(spec.memory),
+      frequencyMhz: num(spec.frequency),
+    };
+  }
+  const found = await discoverMachineSpec();
+  return {
+    processor: found.processor,
+    cores: found.cores,
+    chips: found.chips,
+    memoryGib: found.memory,
+    frequencyMhz: found.frequency ?? 0,
+  };
+}
+
+/** Starts the estimator: models come from the registry at registryAddress, reloaded on WatchModels events. */
 export async function startEstimator(config: EstimatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
-    serviceName: "estimator",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService() }],
-  });
+  const logger = deps.logger.child({ service: "estimator" });
+  const machine = await ownMachine(config.machineSpecFile);
+  const registry = createRegistryClient(config.registryAddress);
+  const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
+  const watch = watchRegistry(registry, estimator, logger);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([watch.firstAttempt, new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_START_WAIT_MS)))]);
+  clearTimeout(timer);
+  let handle: ServerHandle;
+  try {
+    handle = await startGrpcServer({
+      serviceName: "estimator",
+      host: config.host,
+      port: config.port,
+      logger: deps.logger,
+      services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
+    });
+  } catch (error) {
+    watch.stop();
+    registry.close();
+    throw error;
+  }
+  logger.info({ registry: config.registryAddress, machine }, "estimator ready");
+  return {
+    name: handle.name,
+    address: handle.address,
+    port: handle.port,
+    async close() {
+      watch.stop();
+      await handle.close();
+      registry.close();
+    },
+  };
 }
 
 export const estimatorLauncher: ServiceLauncher<EstimatorConfig> = {

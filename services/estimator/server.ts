@@ -1,10 +1,103 @@
-import {
-  EstimatorServiceDefinition,
-  type EstimatorServiceImplementation,
+// Thin gRPC glue for EstimatorService: decode the request, call the Estimator, encode the result.
+import { ServerError } from "nice-grpc";
+import { InvalidInputError } from "../domain/errors.js";
+import type {
+  EstimateRequest,
+  EstimateResponse,
+  EstimateStreamRequest,
+  EstimateStreamResponse,
+  EstimatorServiceImplementation,
 } from "../generated/kepler/model/v1/estimator_service.js";
-import { withUnimplemented } from "../kit/unimplemented.js";
+import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { Logger } from "../kit/logger.js";
+import { toServerError } from "../kit/status-mapping.js";
+import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
+import type { MachineDescription } from "./domain/loaded-model.js";
+import type { RegistryProvenance } from "./registry-model-source.js";
 
-/** The estimator RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */
-export function createEstimatorService(): EstimatorServiceImplementation {
-  return withUnimplemented<EstimatorServiceImplementation>(EstimatorServiceDefinition);
+function machineFromProto(spec: MachineSpec | undefined): MachineDescription | undefined {
+  if (spec === undefined) return undefined;
+  return {
+    processor: spec.processor,
+    cores: spec.cores,
+    chips: spec.chips,
+    memoryGib: spec.memoryGib,
+    frequencyMhz: spec.frequencyMhz,
+  };
+}
+
+/** Decodes and checks the transport-level shape of a request. */
+export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
+  const at = (name: string) => name;
+  if (request.values.byteLength > 0 && request.valueList.length > 0)
+    throw new InvalidInputError(at("values"), "set values or value_list, not both");
+  if (request.values.byteLength % 8 !== 0)
+    throw new InvalidInputError(at("values"), `${request.values.byteLength} bytes is not a whole number of float64 values`);
+  let outputType: "AbsPower" | "DynPower";
+  if (request.outputType === OutputType.OUTPUT_TYPE_ABS_POWER) outputType = "AbsPower";
+  else if (request.outputType === OutputType.OUTPUT_TYPE_DYN_POWER) outputType = "DynPower";
+  else throw new InvalidInputError(at("output_type"), "required: OUTPUT_TYPE_ABS_POWER or OUTPUT_TYPE_DYN_POWER");
+  return {
+    featureNames: request.featureNames,
+    rowCount: request.rowCount,
+    values: request.values.byteLength > 0 ? { kind: "bytes", bytes: request.values } : { kind: "list", list: request.valueList },
+    outputType,
+    energySource: request.energySource,
+    systemFeatureNames: request.systemFeatureNames,
+    systemFeatureValues: request.systemFeatureValues,
+    trainerName: request.trainerName,
+    filter: request.filter,
+    pipelineName: request.pipelineName,
+    unavailableFeatureNames: request.unavailableFeatureNames,
+    machineSpec: machineFromProto(request.machineSpec),
+  };
+}
+
+/** Encodes an estimate. */
+export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>): EstimateResponse {
+  const { model } = result;
+  return {
+    componentPowers: result.componentPowers.map((c) => ({ component: c.component, powerWatts: Array.from(c.powerWatts) })),
+    rowCount: result.rowCount,
+    modelName: model.modelName,
+    modelMaeWatts: model.maeWatts,
+    coreRatio: result.coreRatio,
+    featureGroup: model.featureGroup,
+    selection: model.provenance.selection,
+    modelLocation: model.provenance.location,
+    modelMachineSpec: model.provenance.machineSpec,
+  };
+}
+
+/** The EstimatorService implementation. */
+export function createEstimatorService(deps: {
+  estimator: Estimator<RegistryProvenance>;
+  logger: Logger;
+}): EstimatorServiceImplementation {
+  const { estimator } = deps;
+  return {
+    async estimate(request) {
+      return encodeEstimateResult(await estimator.estimate(decodeEstimateRequest(request)));
+    },
+
+    async *estimateStream(requests: AsyncIterable<EstimateStreamRequest>): AsyncGenerator<EstimateStreamResponse> {
+      for await (const item of requests) {
+        try {
+          if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
+          const result = await estimator.estimate(decodeEstimateRequest(item.estimate));
+          yield { requestId: item.requestId, result: { $case: "estimate", value: encodeEstimateResult(result) } };
+        } catch (caught) {
+          // Fields are named from the stream item, e.g. `estimate.values`.
+          const error =
+            caught instanceof InvalidInputError && caught.field !== "estimate"
+              ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
+              : caught;
+          const mapped = toServerError(error, deps.logger);
+          if (!(mapped instanceof ServerError)) throw mapped;
+          yield { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
+        }
+      }
+    },
+  };
 }

@@ -200,14 +200,12 @@ export function createRegistryService(store: ModelStore): RegistryServiceImpleme
       if (request.pipelineName !== "" && pipelines.length === 0) throw new NotFoundError(`pipeline "${request.pipelineName}"`);
       return {
         nodeTypes: pipelines.flatMap((p) =>
-          p.index
-            .list()
-            .map((entry) => ({
-              pipelineName: p.name,
-              nodeType: entry.nodeType,
-              spec: machineSpecToProto(entry.spec),
-              members: entry.members,
-            })),
+          p.index.list().map((entry) => ({
+            pipelineName: p.name,
+            nodeType: entry.nodeType,
+            spec: machineSpecToProto(entry.spec),
+            members: entry.members,
+          })),
         ),
       };
     },

@@ -1,0 +1,160 @@
+// The Estimate use case: validate the rows, get the model for the query from the cache, predict in
+// wasm-core, report watts per component per row with the core ratio (reference estimator, spec §8).
+import { normalizeRequestedSource } from "../../domain/energy-sources.js";
+import { componentsOf } from "../../domain/energy-sources.js";
+import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
+import { F64Buffer, firstNonFinite, gatherFeatureColumns } from "../../../wasm-core/src/index.js";
+import type { LoadedModel, MachineDescription, ModelQuery } from "./loaded-model.js";
+import type { ModelCache } from "./model-cache.js";
+
+/** One Estimate request, decoded. */
+export interface EstimateInput {
+  featureNames: readonly string[];
+  rowCount: number;
+  /** Row-major values: packed little-endian float64 bytes, or a plain list. */
+  values: { kind: "bytes"; bytes: Uint8Array } | { kind: "list"; list: readonly number[] };
+  outputType: "AbsPower" | "DynPower";
+  energySource: string;
+  systemFeatureNames: readonly string[];
+  systemFeatureValues: readonly string[];
+  trainerName: string;
+  filter: string;
+  pipelineName: string;
+  unavailableFeatureNames: readonly string[];
+  /** The caller's machine; undefined means the estimator's own. */
+  machineSpec?: MachineDescription;
+}
+
+/** Watts of one component for every row. */
+export interface ComponentPowerResult {
+  component: string;
+  powerWatts: Float64Array;
+}
+
+/** The estimate and the model that produced it. */
+export interface EstimateResult<P> {
+  componentPowers: ComponentPowerResult[];
+  rowCount: number;
+  model: LoadedModel<P>;
+  /** Discovered (or given) cores / the model's cores when both are known, else 1. */
+  coreRatio: number;
+}
+
+function assertInput(input: EstimateInput): void {
+  if (!Number.isInteger(input.rowCount) || input.rowCount < 0)
+    throw new InvalidInputError("row_count", `must be a non-negative integer`);
+  const seen = new Set<string>();
+  input.featureNames.forEach((name, i) => {
+    if (name === "") throw new InvalidInputError(`feature_names[${i}]`, "empty name");
+    if (seen.has(name)) throw new InvalidInputError(`feature_names[${i}]`, `"${name}" is listed twice`);
+    seen.add(name);
+  });
+  if (input.featureNames.length === 0) throw new InvalidInputError("feature_names", "list the features of the value columns");
+  const expected = input.rowCount * input.featureNames.length;
+  const given = input.values.kind === "bytes" ? input.values.bytes.byteLength / 8 : input.values.list.length;
+  const field = input.values.kind === "bytes" ? "values" : "value_list";
+  if (given !== expected) {
+    throw new InvalidInputError(
+      field,
+      `expected row_count * len(feature_names) = ${input.rowCount} * ${input.featureNames.length} = ${expected} values, got ${given}`,
+    );
+  }
+  if (input.systemFeatureNames.length !== input.systemFeatureValues.length) {
+    throw new InvalidInputError(
+      "system_feature_values",
+      `expected ${input.systemFeatureNames.length} values (one per system_feature_names), got ${input.systemFeatureValues.length}`,
+    );
+  }
+}
+
+function isKnown(machine: MachineDescription | undefined): machine is MachineDescription {
+  return (
+    machine !== undefined &&
+    (machine.processor !== "" || machine.cores > 0 || machine.chips > 0 || machine.memoryGib > 0 || machine.frequencyMhz > 0)
+  );
+}
+
+/** Estimates power with cached models; `ownMachine` stands in when a request gives no machine spec. */
+export class Estimator<P> {
+  constructor(
+    private readonly cache: ModelCache<P>,
+    private readonly ownMachine: MachineDescription,
+  ) {}
+
+  /** The query a request maps to (also the cache key's content). */
+  queryOf(input: EstimateInput): ModelQuery {
+    return {
+      featureNames: [...input.featureNames, ...input.systemFeatureNames],
+      unavailableFeatureNames: input.unavailableFeatureNames,
+      outputType: input.outputType,
+      energySource: normalizeRequestedSource(input.energySource),
+      trainerName: input.trainerName,
+      filter: input.filter,
+      pipelineName: input.pipelineName,
+      machineSpec: isKnown(input.machineSpec) ? input.machineSpec : this.ownMachine,
+    };
+  }
+
+  /** Watts per component per row, never negative. */
+  async estimate(input: EstimateInput): Promise<EstimateResult<P>> {
+    assertInput(input);
+    const query = this.queryOf(input);
+    const model = await this.cache.get(query);
+    // From here on nothing awaits: the model cannot change under this call.
+    const rows = input.values.kind === "bytes" ? F64Buffer.fromBytes(input.values.bytes) : F64Buffer.from(input.values.list);
+    try {
+      const bad = firstNonFinite(rows);
+      if (bad >= 0) {
+        const row = Math.floor(bad / input.featureNames.length);
+        const col = bad % input.featureNames.length;
+        throw new InvalidInputError(
+          `values[${row}][${col}]`,
+          `${input.featureNames[col]} is ${rows.view()[bad]}; values must be finite`,
+        );
+      }
+      const columns = model.predictor.inputFeatures(input.featureNames);
+      const indices = columns.map((feature) => input.featureNames.indexOf(feature));
+      const missing = columns.filter((_, i) => indices[i] === -1);
+      if (missing.length > 0) {
+        throw new FailedPreconditionError(
+          `model ${model.modelName} needs [${columns.join(", ")}]; feature_names lacks [${missing.join(", ")}]`,
+        );
+      }
+      const x = gatherFeatureColumns(rows, input.rowCount, input.featureNames.length, indices);
+      let powers: Map<string, Float64Array>;
+      try {
+        powers = model.predictor.predict(
+          x,
+          columns,
+          new Map(input.systemFeatureNames.map((name, i) => [name, input.systemFeatureValues[i] as string])),
+        );
+      } finally {
+        x.buffer.free();
+      }
+      const order = componentsOf(query.energySource as Parameters<typeof componentsOf>[0]);
+      const componentPowers = order
+        .filter((c) => powers.has(c))
+        .map((component) => ({ component, powerWatts: powers.get(component) as Float64Array }));
+      const cores = query.machineSpec.cores;
+      const coreRatio = cores > 0 && model.modelCores > 0 ? cores / model.modelCores : 1;
+      return { componentPowers, rowCount: input.rowCount, model, coreRatio };
+    } finally {
+      rows.free();
+    }
+  }
+
+  /** A model of (source, output type, pipeline) was published, imported or removed: reload what it may change. */
+  async onModelEvent(event: { energySource: string; outputType: "AbsPower" | "DynPower"; pipelineName: string }): Promise<void> {
+    await this.cache.refresh(
+      (query) =>
+        query.energySource === event.energySource &&
+        query.outputType === event.outputType &&
+        (query.pipelineName === "" || query.pipelineName === event.pipelineName),
+    );
+  }
+
+  /** Reloads every cached model (after reconnecting to the registry, events may have been missed). */
+  async reloadAll(): Promise<void> {
+    await this.cache.refresh();
+  }
+}

@@ -1,0 +1,57 @@
+// A model the estimator has loaded, with what the response reports about it.
+import type { Predictor } from "./predictor.js";
+
+/** What the estimator asks its model source for (the registry's SelectModel, typed). */
+export interface ModelQuery {
+  featureNames: readonly string[];
+  unavailableFeatureNames: readonly string[];
+  outputType: "AbsPower" | "DynPower";
+  /** Canonical energy source. */
+  energySource: string;
+  trainerName: string;
+  filter: string;
+  pipelineName: string;
+  /** The machine to match node types against. */
+  machineSpec: MachineDescription;
+}
+
+/** The caller's (or this host's) hardware, as far as known; 0 and "" are unknown. */
+export interface MachineDescription {
+  processor: string;
+  cores: number;
+  chips: number;
+  memoryGib: number;
+  frequencyMhz: number;
+}
+
+/** A loaded model; `provenance` is whatever the source reports about the choice (passed through). */
+export interface LoadedModel<P> {
+  modelName: string;
+  maeWatts: number;
+  featureGroup: string;
+  /** Logical cores of the machine the model was trained on; 0 when unknown. */
+  modelCores: number;
+  /** Features the model reads (metadata.json `features`). */
+  features: readonly string[];
+  predictor: Predictor;
+  provenance: P;
+}
+
+/** Where models come from (the registry, through its gRPC client). */
+export interface ModelSource<P> {
+  load(query: ModelQuery): Promise<LoadedModel<P>>;
+}
+
+/** The cache key of a query: one model per (output type, source, trainer, filter, pipeline, features, machine). */
+export function queryKey(query: ModelQuery): string {
+  return JSON.stringify([
+    query.outputType,
+    query.energySource,
+    query.trainerName,
+    query.filter,
+    query.pipelineName,
+    [...query.featureNames].sort(),
+    [...query.unavailableFeatureNames].sort(),
+    query.machineSpec,
+  ]);
+}

@@ -1,0 +1,97 @@
+// The estimator's model source: the registry over gRPC. SelectModel chooses (metadata only), then the
+// archive (our JSON models) or weight.json (imported kepler-model-db models) is fetched and turned
+// into a predictor. Registry failures become domain errors the estimator's callers can act on.
+import { ClientError, Status } from "nice-grpc";
+import { componentsOf, type EnergySource } from "../domain/energy-sources.js";
+import { FailedPreconditionError, InvalidInputError, UnavailableError } from "../domain/errors.js";
+import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/kepler/model/v1/model.js";
+import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import type { PeerClient } from "../kit/grpc-client.js";
+import { parseWeightJson, readZip } from "../models/index.js";
+import { readComponentModels } from "./domain/archive-models.js";
+import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
+import { createComponentPredictor, createWeightPredictor, type Predictor } from "./domain/predictor.js";
+
+/** What the estimator reports about where a model came from. */
+export interface RegistryProvenance {
+  selection?: ModelSelection;
+  location?: ModelLocation;
+  machineSpec?: MachineSpec;
+}
+
+/** Maps a registry failure to the domain error the estimator's caller should see. */
+export function fromRegistryError(error: unknown): unknown {
+  if (!(error instanceof ClientError)) return error;
+  switch (error.code) {
+    case Status.FAILED_PRECONDITION:
+    case Status.NOT_FOUND:
+      return new FailedPreconditionError(error.details);
+    case Status.INVALID_ARGUMENT: {
+      const colon = error.details.indexOf(": ");
+      return colon > 0
+        ? new InvalidInputError(error.details.slice(0, colon), error.details.slice(colon + 2))
+        : new InvalidInputError("request", error.details);
+    }
+    default:
+      return new UnavailableError("registry", `${Status[error.code]}: ${error.details}`, { cause: error });
+  }
+}
+
+/** A ModelSource over a registry client. */
+export function createRegistryModelSource(
+  registry: PeerClient<typeof RegistryServiceDefinition>,
+): ModelSource<RegistryProvenance> {
+  const client = registry.client;
+  async function fetchArchive(location: ModelLocation): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const message of client.getModelArchive({ location })) chunks.push(message.archiveChunk);
+    return Buffer.concat(chunks);
+  }
+  async function load(query: ModelQuery): Promise<LoadedModel<RegistryProvenance>> {
+    const selected = await client.selectModel({
+      featureNames: [...query.featureNames],
+      unavailableFeatureNames: [...query.unavailableFeatureNames],
+      outputType: query.outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+      energySource: query.energySource,
+      weight: false,
+      trainerName: query.trainerName,
+      filter: query.filter,
+      pipelineName: query.pipelineName,
+      machineSpec: { ...query.machineSpec, vendor: "", threadsPerCore: 0 },
+      metadataOnly: true,
+    });
+    const metadata = selected.metadata as ModelMetadata;
+    const location = metadata.location as ModelLocation;
+    const components = componentsOf(location.energySource as EnergySource);
+    const ours = typeof (JSON.parse(metadata.metadataJson) as Record<string, unknown>).format_version === "number";
+    let predictor: Predictor;
+    if (ours) {
+      predictor = createComponentPredictor(
+        readComponentModels(readZip(await fetchArchive(location), metadata.modelName), components),
+      );
+    } else {
+      const weights = await client.getModelWeights({ location });
+      predictor = createWeightPredictor(parseWeightJson(weights.weightJson), metadata.trainerName, metadata.features, components);
+    }
+    return {
+      modelName: metadata.modelName,
+      maeWatts: metadata.maeWatts,
+      featureGroup: location.featureGroup,
+      modelCores: metadata.machineSpec?.cores ?? 0,
+      features: metadata.features,
+      predictor,
+      provenance: { selection: selected.selection, location, machineSpec: metadata.machineSpec },
+    };
+  }
+  return {
+    async load(query) {
+      try {
+        return await load(query);
+      } catch (error) {
+        throw fromRegistryError(error);
+      }
+    },
+  };
+}
