@@ -19,7 +19,11 @@ export interface SgdModel {
 export interface FitSgdOptions {
   /** sklearn random_state: the same seed visits the samples in the same order as sklearn. */
   seed: number;
-  /** Continue from this model's coefficients, intercept and t (the reference's checkpoint continuation). */
+  /**
+   * Continue from this model's coefficients, intercept and t, as sklearn's partial_fit does (the
+   * reference's checkpoint continuation). sklearn's fit with warm_start=True keeps the weights but
+   * restarts t at 1: pass `{ ...model, t: 1 }` for that.
+   */
   warmStart?: SgdModel;
   alpha?: number;
   eta0?: number;
