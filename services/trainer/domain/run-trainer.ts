@@ -10,7 +10,13 @@ import {
   vectorStats,
 } from "../../../wasm-core/src/index.js";
 import { type FeatureGroupName, mainFeatureIndex } from "../../domain/feature-groups.js";
-import { type ComponentModelFile, type MetadataMachineSpec, type ModelGroup, modelNameOf } from "../../models/index.js";
+import {
+  type ComponentModelFile,
+  type MetadataMachineSpec,
+  type ModelGroup,
+  modelNameOf,
+  WEIGHT_FILE,
+} from "../../models/index.js";
 import { buildModelArchive } from "./build-model-archive.js";
 import type { TrainModelsDeps } from "./train-models.js";
 import type { TrainerImplementation } from "./trainer.js";
@@ -114,7 +120,7 @@ export async function runTrainer(trainer: TrainerImplementation, data: NodeTypeD
       components: componentResults,
       maeWatts: Math.max(...componentResults.map((c) => c.maeWatts)),
       mapePercent: Math.max(...componentResults.map((c) => c.mapePercent)),
-      hasWeights: archive.files.some((f) => f.name === "weight.json"),
+      hasWeights: archive.files.some((f) => f.name === WEIGHT_FILE),
       archive,
     };
     if (run.publishing) {
