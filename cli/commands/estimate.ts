@@ -1,0 +1,139 @@
+// `kepler-model estimate`: one Estimate call to a running estimator, printed as a table (or JSON).
+import { ClientError, Status } from "nice-grpc";
+import { createEstimatorClient } from "../../services/estimator/client.js";
+import type { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { readConfig } from "../../services/kit/config-schema.js";
+import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { type Command, UsageError } from "../command.js";
+
+function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** "1,2;3,4" -> [[1, 2], [3, 4]], each row with `width` numbers. */
+export function parseRows(text: string, width: number): number[][] {
+  return text.split(";").map((row, i) => {
+    const cells = row.split(",").map((cell) => cell.trim());
+    const values = cells.map(Number);
+    if (cells.length !== width || cells.some((cell) => cell === "") || values.some((v) => !Number.isFinite(v))) {
+      throw new UsageError(`--values row ${i + 1} ("${row}") needs ${width} comma-separated numbers, one per metric`);
+    }
+    return values;
+  });
+}
+
+function renderEstimate(response: EstimateResponse): string {
+  const header = ["row", ...response.componentPowers.map((c) => `${c.component}_w`)];
+  const rows = Array.from({ length: response.rowCount }, (_, i) => [
+    String(i),
+    ...response.componentPowers.map((c) => (c.powerWatts[i] ?? 0).toFixed(3)),
+  ]);
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
+  const table = all
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+  return [
+    table,
+    "",
+    `model: ${response.modelName} (${response.featureGroup}, MAE ${response.modelMaeWatts} W) from ${response.modelLocation?.pipelineName ?? "?"}`,
+    `core ratio: ${response.coreRatio}`,
+    `why: ${response.selection?.reason ?? ""}`,
+    "",
+  ].join("\n");
+}
+
+export const estimateCommand: Command = {
+  name: "estimate",
+  summary: "Estimate power for rows of feature values with the best model (calls a running estimator).",
+  usage: '--metrics a,b,... --values "1,2;3,4" --output-type AbsPower|DynPower --source <src> [--estimator-address host:port]',
+  flags: [
+    {
+      name: "metrics",
+      valueName: "a,b",
+      description: "Feature names, one per value column (Kepler's metrics), e.g. bpf_cpu_time_ms,bpf_page_cache_hit.",
+    },
+    {
+      name: "values",
+      valueName: "rows",
+      description: 'Rows separated by ";", values by ",": per-second rates as Kepler sends them. "0,0" gives idle power.',
+    },
+    {
+      name: "output-type",
+      valueName: "type",
+      description: "AbsPower (node power, default) or DynPower (process/container power).",
+    },
+    {
+      name: "source",
+      valueName: "src",
+      description:
+        "Energy source: acpi (platform) or rapl-sysfs (package, core, uncore, dram; intel_rapl accepted). Default rapl-sysfs.",
+    },
+    { name: "trainer", valueName: "name", description: "Only models of this trainer, e.g. SGDRegressorTrainer." },
+    { name: "filter", valueName: "expr", description: "Model metadata filter, e.g. mae:10;features:a,b." },
+    { name: "pipeline", valueName: "name", description: "Only models of this pipeline." },
+    { name: "system-features", valueName: "k=v,...", description: "Constant system features, e.g. cpu_architecture=Skylake." },
+    { name: "cores", valueName: "N", description: "This machine's logical cores (for the core ratio and node-type matching)." },
+    {
+      name: "estimator-address",
+      valueName: "host:port",
+      description: `Estimator to call (env KEPLER_MODEL_ESTIMATOR_ADDRESS, default ${peerAddressKey("estimator").default}).`,
+    },
+    { name: "json", boolean: true, description: "Print the response as JSON." },
+  ],
+  async run({ flags, stdout, stderr, env }) {
+    const metrics = required(flags, "metrics")
+      .split(",")
+      .map((m) => m.trim())
+      .filter((m) => m !== "");
+    const rows = parseRows(required(flags, "values"), metrics.length);
+    const outputType = (flags["output-type"] ?? "AbsPower") as string;
+    if (outputType !== "AbsPower" && outputType !== "DynPower")
+      throw new UsageError(`--output-type must be AbsPower or DynPower, got "${outputType}"`);
+    const system =
+      typeof flags["system-features"] === "string" ? flags["system-features"].split(",").map((pair) => pair.split("=", 2)) : [];
+    if (system.some((pair) => pair.length !== 2 || pair[0] === ""))
+      throw new UsageError("--system-features takes name=value pairs separated by commas");
+    const cores = flags.cores === undefined ? 0 : Number(flags.cores);
+    if (!Number.isInteger(cores) || cores < 0)
+      throw new UsageError(`--cores must be a non-negative integer, got "${String(flags.cores)}"`);
+    const { address } = readConfig({ address: peerAddressKey("estimator") }, env, flags);
+    const estimator = createEstimatorClient(address);
+    try {
+      const response = await estimator.client.estimate({
+        featureNames: metrics,
+        rowCount: rows.length,
+        values: Buffer.from(Float64Array.from(rows.flat()).buffer),
+        valueList: [],
+        outputType: outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+        energySource: typeof flags.source === "string" ? flags.source : "",
+        systemFeatureNames: system.map((pair) => pair[0] as string),
+        systemFeatureValues: system.map((pair) => pair[1] as string),
+        trainerName: typeof flags.trainer === "string" ? flags.trainer : "",
+        filter: typeof flags.filter === "string" ? flags.filter : "",
+        machineSpec:
+          cores > 0
+            ? { processor: "", cores, chips: 0, memoryGib: 0, frequencyMhz: 0, vendor: "", threadsPerCore: 0 }
+            : undefined,
+        unavailableFeatureNames: [],
+        pipelineName: typeof flags.pipeline === "string" ? flags.pipeline : "",
+      });
+      stdout.write(flags.json === true ? `${JSON.stringify(response, null, 2)}\n` : renderEstimate(response));
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      stderr.write(`kepler-model estimate: ${Status[error.code]}: ${error.details}\n`);
+      return 1;
+    } finally {
+      estimator.close();
+    }
+  },
+};

@@ -1,0 +1,142 @@
+// `kepler-model models` and `kepler-model estimate` against a real registry and estimator on 127.0.0.1:0.
+import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEstimator } from "../../services/estimator/main.js";
+import { silentLogger } from "../../services/kit/logger.js";
+import { readZip } from "../../services/models/index.js";
+import { startRegistry } from "../../services/registry/main.js";
+import { runCli } from "../main.js";
+
+const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const code = await runCli(args, { stdout, stderr, env: {} });
+  return { code, out, err };
+}
+
+let dir: string;
+let registry: Awaited<ReturnType<typeof startRegistry>>;
+let estimator: Awaited<ReturnType<typeof startEstimator>>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cli-models-"));
+  registry = await startRegistry(
+    { host: "127.0.0.1", port: 0, modelPath: join(dir, "models"), rescanIntervalMs: 0, sourcePipelines: [] },
+    { logger: silentLogger() },
+  );
+  estimator = await startEstimator(
+    { host: "127.0.0.1", port: 0, registryAddress: registry.address, machineSpecFile: "" },
+    { logger: silentLogger() },
+  );
+});
+
+afterAll(async () => {
+  await estimator.close();
+  await registry.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("kepler-model models / estimate", () => {
+  it("imports a kepler-model-db pipeline folder, lists it, ranks it and exports it", async () => {
+    const imported = await cli(["models", "import", FIXTURE, "--registry-address", registry.address]);
+    expect(imported).toEqual({
+      code: 0,
+      err: "",
+      out: "imported pipeline ec2-fixture: 3 models served, 1 skipped\n  skipped rapl-sysfs/AbsPower/BPFOnly/GradientBoostingRegressorTrainer_0: pickled scikit-learn model without weight.json: not readable without Python\n",
+    });
+    const listed = await cli(["models", "list", "--source", "rapl-sysfs", "--registry-address", registry.address]);
+    expect(listed.out).toBe(
+      [
+        "pipeline     source      output    feature_group  model                           mae_w  weights",
+        "ec2-fixture  rapl-sysfs  AbsPower  BPFOnly        ExponentialRegressionTrainer_0  75.5   yes",
+        "ec2-fixture  rapl-sysfs  AbsPower  BPFOnly        SGDRegressorTrainer_0           60.78  yes",
+        "",
+      ].join("\n"),
+    );
+    const best = await cli(["models", "best", "--source", "acpi", "--registry-address", registry.address]);
+    expect(best.out).toBe(
+      [
+        "output    feature_group  model                  mae_w  pipeline",
+        "AbsPower  BPFOnly        SGDRegressorTrainer_0  9.7    ec2-fixture",
+        "",
+      ].join("\n"),
+    );
+    const output = join(dir, "export.zip");
+    const exported = await cli(["models", "export", "ec2-fixture", "--output", output, "--registry-address", registry.address]);
+    expect(exported.code).toBe(0);
+    expect(readZip(readFileSync(output)).length).toBe(8);
+  });
+
+  it("estimates power with the chosen model", async () => {
+    const result = await cli([
+      "estimate",
+      "--metrics",
+      "bpf_cpu_time_ms,bpf_page_cache_hit",
+      "--values",
+      "5210.33,420;0,0",
+      "--output-type",
+      "AbsPower",
+      "--source",
+      "acpi",
+      "--cores",
+      "48",
+      "--estimator-address",
+      estimator.address,
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.out);
+    expect(response.componentPowers).toEqual([
+      {
+        component: "platform",
+        powerWatts: [63.732101547596734 + 60.735455390707436 * (5210.33 / 3991.690709751875), 63.732101547596734],
+      },
+    ]);
+    expect([response.modelName, response.coreRatio]).toEqual(["SGDRegressorTrainer_0", 0.5]);
+    const table = await cli([
+      "estimate",
+      "--metrics",
+      "bpf_cpu_time_ms,bpf_page_cache_hit",
+      "--values",
+      "0,0",
+      "--source",
+      "acpi",
+      "--estimator-address",
+      estimator.address,
+    ]);
+    expect(table.out.split("\n").slice(0, 3)).toEqual(["row  platform_w", "0    63.732", ""]);
+  });
+
+  it("reports failures with their status", async () => {
+    const result = await cli([
+      "estimate",
+      "--metrics",
+      "cpu_cycles",
+      "--values",
+      "1",
+      "--source",
+      "acpi",
+      "--estimator-address",
+      estimator.address,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      'kepler-model estimate: FAILED_PRECONDITION: no AbsPower model for acpi in pipeline "ec2-fixture" covers the given features [cpu_cycles]; the closest, SGDRegressorTrainer_0 (BPFOnly), needs [bpf_cpu_time_ms, bpf_page_cache_hit] (missing [bpf_cpu_time_ms, bpf_page_cache_hit])\n',
+    );
+    const usage = await cli(["estimate", "--metrics", "a,b", "--values", "1", "--estimator-address", estimator.address]);
+    expect(usage.code).toBe(2);
+    expect(usage.err.split("\n")[0]).toBe(
+      'kepler-model estimate: --values row 1 ("1") needs 2 comma-separated numbers, one per metric',
+    );
+  });
+});

@@ -1,0 +1,206 @@
+// `kepler-model models list|best|import|export`: the registry's models from the command line.
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { ClientError, Status } from "nice-grpc";
+import type { OutputType as OutputTypeEnum } from "../../services/generated/kepler/model/v1/types.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { readConfig } from "../../services/kit/config-schema.js";
+import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { createZip } from "../../services/models/index.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { type Command, UsageError } from "../command.js";
+
+type Flags = Readonly<Record<string, string | boolean | undefined>>;
+type Registry = ReturnType<typeof createRegistryClient>["client"];
+
+const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
+
+function outputTypeOf(flags: Flags): OutputTypeEnum {
+  const value = text(flags, "output-type");
+  if (value === "") return OutputType.OUTPUT_TYPE_UNSPECIFIED;
+  if (value === "AbsPower") return OutputType.OUTPUT_TYPE_ABS_POWER;
+  if (value === "DynPower") return OutputType.OUTPUT_TYPE_DYN_POWER;
+  throw new UsageError(`--output-type must be AbsPower or DynPower, got "${value}"`);
+}
+
+function nodeTypeOf(flags: Flags): number | undefined {
+  if (flags["node-type"] === undefined) return undefined;
+  const value = Number(flags["node-type"]);
+  if (!Number.isInteger(value)) throw new UsageError(`--node-type must be an integer, got "${String(flags["node-type"])}"`);
+  return value;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
+  return `${all
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")}\n`;
+}
+
+const outputName = (value: OutputTypeEnum) => (value === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower");
+
+async function list(registry: Registry, flags: Flags): Promise<string> {
+  const rows: string[][] = [];
+  let pageToken = "";
+  do {
+    const page = await registry.listModels({
+      pipelineName: text(flags, "pipeline"),
+      energySource: text(flags, "source"),
+      outputType: outputTypeOf(flags),
+      featureGroup: text(flags, "feature-group"),
+      trainerName: text(flags, "trainer"),
+      nodeType: nodeTypeOf(flags),
+      filter: text(flags, "filter"),
+      pageSize: 500,
+      pageToken,
+    });
+    for (const m of page.models) {
+      const l = m.location;
+      rows.push([
+        l?.pipelineName ?? "",
+        l?.energySource ?? "",
+        outputName(m.outputType),
+        l?.featureGroup ?? "",
+        m.modelName,
+        String(m.maeWatts),
+        m.hasWeights ? "yes" : "no",
+      ]);
+    }
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "");
+  return table(["pipeline", "source", "output", "feature_group", "model", "mae_w", "weights"], rows);
+}
+
+async function best(registry: Registry, flags: Flags): Promise<string> {
+  const response = await registry.listBestModels({
+    energySource: text(flags, "source"),
+    outputType: outputTypeOf(flags),
+    featureGroup: text(flags, "feature-group"),
+    nodeType: nodeTypeOf(flags),
+    filter: text(flags, "filter"),
+    pipelineName: text(flags, "pipeline"),
+  });
+  return table(
+    ["output", "feature_group", "model", "mae_w", "pipeline"],
+    response.bestModels.map((b) => [
+      outputName(b.outputType),
+      b.featureGroup,
+      b.modelName,
+      String(b.maeWatts),
+      b.location?.pipelineName ?? "",
+    ]),
+  );
+}
+
+// Zips a local pipeline folder (paths relative to it) so it can be streamed.
+async function zipFolder(folder: string): Promise<Buffer> {
+  const files: Array<{ name: string; data: Uint8Array }> = [];
+  const walk = async (path: string): Promise<void> => {
+    for (const entry of (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name.startsWith(".")) continue;
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else files.push({ name: relative(folder, full), data: await readFile(full) });
+    }
+  };
+  await walk(folder);
+  return createZip(files);
+}
+
+async function importPipeline(registry: Registry, flags: Flags, path: string | undefined): Promise<string> {
+  if (path === undefined) throw new UsageError("models import needs a pipeline folder or zip");
+  const serverSide = flags["server-path"] === true;
+  const local = resolve(path);
+  const name =
+    text(flags, "name") ||
+    local
+      .replace(/\/+$/, "")
+      .split("/")
+      .pop()
+      ?.replace(/\.zip$/, "") ||
+    "";
+  const bytes = serverSide ? Buffer.alloc(0) : (await stat(local)).isDirectory() ? await zipFolder(local) : await readFile(local);
+  const response = await registry.importPipeline(
+    (async function* () {
+      yield {
+        content: {
+          $case: "header" as const,
+          value: { pipelineName: name, serverPath: serverSide ? path : "", replace: flags.replace === true },
+        },
+      };
+      for (let offset = 0; offset < bytes.byteLength; offset += 1024 * 1024) {
+        yield { content: { $case: "archiveChunk" as const, value: bytes.subarray(offset, offset + 1024 * 1024) } };
+      }
+    })(),
+  );
+  const lines = [
+    `imported pipeline ${response.pipeline?.pipelineName}: ${response.importedModelCount} models served, ${response.skippedModels.length} skipped`,
+  ];
+  for (const skipped of response.skippedModels) lines.push(`  skipped ${skipped.path}: ${skipped.reason}`);
+  return `${lines.join("\n")}\n`;
+}
+
+async function exportPipeline(registry: Registry, flags: Flags, pipeline: string | undefined): Promise<string> {
+  if (pipeline === undefined) throw new UsageError("models export needs a pipeline name");
+  const chunks: Buffer[] = [];
+  for await (const message of registry.exportPipeline({ pipelineName: pipeline })) chunks.push(message.archiveChunk);
+  const output = text(flags, "output") || `${pipeline}.zip`;
+  const bytes = Buffer.concat(chunks);
+  await writeFile(output, bytes);
+  return `wrote ${output} (${bytes.byteLength} bytes)\n`;
+}
+
+export const modelsCommand: Command = {
+  name: "models",
+  summary: "List, rank, import and export the registry's models (calls a running registry).",
+  usage: "list|best|import <folder|zip>|export <pipeline> [flags]",
+  flags: [
+    { name: "pipeline", valueName: "name", description: "Only this pipeline (list, best)." },
+    {
+      name: "source",
+      valueName: "src",
+      description: "Energy source, e.g. rapl-sysfs or acpi (list; best defaults to rapl-sysfs).",
+    },
+    { name: "output-type", valueName: "type", description: "AbsPower or DynPower (list, best)." },
+    { name: "feature-group", valueName: "fg", description: "Feature group, e.g. BPFOnly (list, best)." },
+    { name: "trainer", valueName: "name", description: "Trainer name, matched exactly (list)." },
+    { name: "node-type", valueName: "N", description: "Node type (list, best)." },
+    { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },
+    { name: "name", valueName: "pipeline", description: "Pipeline name to import as (default: the folder or zip name)." },
+    { name: "replace", boolean: true, description: "Replace an existing pipeline of that name (import)." },
+    { name: "server-path", boolean: true, description: "The path is on the registry's host; it reads it itself (import)." },
+    { name: "output", valueName: "file.zip", description: "Where to write the exported zip (default <pipeline>.zip)." },
+    {
+      name: "registry-address",
+      valueName: "host:port",
+      description: `Registry to call (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
+    },
+  ],
+  async run({ flags, positionals, stdout, stderr, env }) {
+    const [action, argument] = positionals;
+    if (action === undefined || !["list", "best", "import", "export"].includes(action)) {
+      throw new UsageError(`expected list, best, import or export, got "${action ?? ""}"`);
+    }
+    const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
+    const registry = createRegistryClient(address);
+    try {
+      if (action === "list") stdout.write(await list(registry.client, flags));
+      else if (action === "best") stdout.write(await best(registry.client, flags));
+      else if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument));
+      else stdout.write(await exportPipeline(registry.client, flags, argument));
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      stderr.write(`kepler-model models ${action}: ${Status[error.code]}: ${error.details}\n`);
+      return 1;
+    } finally {
+      registry.close();
+    }
+  },
+};
