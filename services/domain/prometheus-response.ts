@@ -3,6 +3,7 @@
 // `data.result` of one query_range per metric. Parsed into packed float64 arrays per metric, so the
 // extractor can copy a metric into wasm memory in one bulk copy.
 import { InvalidInputError } from "./errors.js";
+import { scanPrometheusResponse } from "./prometheus-response-scanner.js";
 
 /** One series of a metric: its labels and where its samples sit in the metric's packed arrays. */
 export interface PrometheusSeries {
@@ -67,30 +68,26 @@ export class PrometheusResponseReader {
 
   /** Parses everything pushed; InvalidInputError for malformed JSON or a wrong shape. */
   finish(): PrometheusResponse {
-    const text = Buffer.concat(this.chunks, this.size).toString("utf8");
+    const bytes = Buffer.concat(this.chunks, this.size);
     this.chunks.length = 0;
-    return parsePrometheusResponse(text, this.field);
+    return parsePrometheusResponse(bytes, this.field);
   }
 }
 
-/** Parses the saved-response JSON text (or an already parsed object) and validates its shape. */
+/**
+ * Parses the saved-response JSON text (bytes or a string, read by a single-pass byte scanner) or an
+ * already parsed object, and validates its shape.
+ */
 export function parsePrometheusResponse(input: string | Uint8Array | unknown, field = "response"): PrometheusResponse {
-  let document: unknown = input;
-  if (typeof input === "string" || input instanceof Uint8Array) {
-    const text =
-      typeof input === "string" ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString("utf8");
-    if (text.trim() === "") throw new InvalidInputError(field, "empty response: expected a JSON object of metric names");
-    try {
-      document = JSON.parse(text);
-    } catch (cause) {
-      throw new InvalidInputError(field, `malformed JSON: ${(cause as Error).message}`);
-    }
-  }
-  if (document === null || typeof document !== "object" || Array.isArray(document)) {
-    throw new InvalidInputError(field, `expected a JSON object mapping metric names to series lists, got ${describe(document)}`);
-  }
   const builder = new PrometheusResponseBuilder(field);
-  for (const [name, seriesList] of Object.entries(document as Record<string, unknown>)) {
+  if (typeof input === "string" || input instanceof Uint8Array) {
+    scanPrometheusResponse(typeof input === "string" ? Buffer.from(input, "utf8") : input, builder, field);
+    return builder.build();
+  }
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new InvalidInputError(field, `expected a JSON object mapping metric names to series lists, got ${describe(input)}`);
+  }
+  for (const [name, seriesList] of Object.entries(input as Record<string, unknown>)) {
     builder.addMetricJson(name, seriesList);
   }
   return builder.build();
@@ -164,38 +161,40 @@ export class PrometheusResponseBuilder {
       throw new InvalidInputError(path, `expected a series object {"metric": {...}, "values": [...]}, got ${describe(series)}`);
     }
     const { metric, values } = series as { metric?: unknown; values?: unknown };
-    if (metric === null || typeof metric !== "object" || Array.isArray(metric)) {
-      throw new InvalidInputError(`${path}.metric`, `expected an object of labels, got ${describe(metric)}`);
-    }
-    const labels: Record<string, string> = {};
-    for (const [label, value] of Object.entries(metric as Record<string, unknown>)) {
-      if (typeof value !== "string")
-        throw new InvalidInputError(`${path}.metric.${label}`, `expected a string label value, got ${describe(value)}`);
-      labels[label] = value;
-    }
+    const labels = assertLabels(metric, `${path}.metric`);
     if (!Array.isArray(values))
       throw new InvalidInputError(`${path}.values`, `expected a list of [timestamp, "value"] pairs, got ${describe(values)}`);
     const n = values.length;
     const timestamps = new Float64Array(n);
     const numbers = new Float64Array(n);
-    let sorted = true;
     for (let i = 0; i < n; i++) {
       const pair = values[i] as unknown;
       if (!Array.isArray(pair) || pair.length !== 2) {
         throw new InvalidInputError(`${path}.values[${i}]`, `expected a [timestamp, "value"] pair, got ${describe(pair)}`);
       }
-      const t = pair[0];
-      if (typeof t !== "number" || !Number.isFinite(t)) {
-        throw new InvalidInputError(`${path}.values[${i}][0]`, `expected a finite number of seconds, got ${describe(t)}`);
-      }
-      timestamps[i] = t;
+      timestamps[i] = assertTimestamp(pair[0], `${path}.values[${i}][0]`);
       numbers[i] = parseSampleValue(pair[1], `${path}.values[${i}][1]`);
-      if (i > 0 && t <= timestamps[i - 1]!) sorted = false;
     }
-    if (!sorted) this.sortSeries(name, path, timestamps, numbers);
+    this.addParsedSeries(name, labels, timestamps, numbers, path);
+  }
+
+  /**
+   * Adds a series whose samples were decoded elsewhere (the byte scanner): sorts out-of-order samples,
+   * rejects repeated timestamps and notes the first non-finite value.
+   */
+  addParsedSeries(
+    name: string,
+    labels: Record<string, string>,
+    timestamps: Float64Array,
+    values: Float64Array,
+    path: string,
+  ): void {
+    let sorted = true;
+    for (let i = 1; i < timestamps.length && sorted; i++) if (!(timestamps[i]! > timestamps[i - 1]!)) sorted = false;
+    if (!sorted) this.sortSeries(name, path, timestamps, values);
     let firstNonFinite = -1;
-    for (let i = 0; i < n && firstNonFinite < 0; i++) if (!Number.isFinite(numbers[i]!)) firstNonFinite = i;
-    this.push(name, labels, timestamps, numbers, firstNonFinite);
+    for (let i = 0; i < values.length && firstNonFinite < 0; i++) if (!Number.isFinite(values[i]!)) firstNonFinite = i;
+    this.push(name, labels, timestamps, values, firstNonFinite);
   }
 
   // Out-of-order samples are sorted by time, as the reference's sort_index does; a repeated timestamp
@@ -230,9 +229,31 @@ export class PrometheusResponseBuilder {
   }
 }
 
+/** Checks a series' `metric` object: string label values only. */
+export function assertLabels(metric: unknown, path: string): Record<string, string> {
+  if (metric === null || typeof metric !== "object" || Array.isArray(metric)) {
+    throw new InvalidInputError(path, `expected an object of labels, got ${describe(metric)}`);
+  }
+  const labels: Record<string, string> = {};
+  for (const [label, value] of Object.entries(metric as Record<string, unknown>)) {
+    if (typeof value !== "string")
+      throw new InvalidInputError(`${path}.${label}`, `expected a string label value, got ${describe(value)}`);
+    labels[label] = value;
+  }
+  return labels;
+}
+
+/** A sample timestamp: a finite number of seconds. */
+export function assertTimestamp(raw: unknown, path: string): number {
+  if (typeof raw !== "number" || !Number.isFinite(raw)) {
+    throw new InvalidInputError(path, `expected a finite number of seconds, got ${describe(raw)}`);
+  }
+  return raw;
+}
+
 // Prometheus writes sample values as strings ("12.5", "NaN", "+Inf", "-Inf"); Python's float() reads
 // the same. Numbers are accepted too (hand-made files).
-function parseSampleValue(raw: unknown, path: string): number {
+export function parseSampleValue(raw: unknown, path: string): number {
   if (typeof raw === "number") return raw;
   if (typeof raw !== "string" || raw.trim() === "")
     throw new InvalidInputError(path, `expected a numeric string, got ${describe(raw)}`);
@@ -254,7 +275,8 @@ function parseSampleValue(raw: unknown, path: string): number {
   }
 }
 
-function describe(value: unknown): string {
+/** A short description of a JSON value for error messages. */
+export function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return `a list of ${value.length}`;

@@ -284,7 +284,15 @@ describe("extract semantics", () => {
 
 describe("bad input", () => {
   it("malformed JSON and wrong shapes name the place", () => {
-    expect(invalid(() => parsePrometheusResponse("{")).message).toMatch(/^response: malformed JSON: /);
+    expect(invalid(() => parsePrometheusResponse("{")).message).toBe(
+      "response: malformed JSON at byte 1: expected a string, found the end of the input",
+    );
+    expect(invalid(() => parsePrometheusResponse('{"m": [{"metric": {}, "values": [[1, "2"]}]}')).message).toBe(
+      "response: malformed JSON at byte 41: expected ',' or ']', found '}'",
+    );
+    expect(invalid(() => parsePrometheusResponse(" ")).message).toBe(
+      "response: empty response: expected a JSON object of metric names",
+    );
     expect(invalid(() => parsePrometheusResponse("[]")).message).toBe(
       "response: expected a JSON object mapping metric names to series lists, got a list of 0",
     );
