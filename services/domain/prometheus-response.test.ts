@@ -30,7 +30,7 @@ describe("parsePrometheusResponse", () => {
     const metric = response.metrics.get("m")!;
     expect(metric.series[0]!.labels).toEqual({ 'la"bel': "vaél" });
     expect(Array.from(metric.timestamps)).toEqual([1.5, 2, 3, 4]);
-    expect(Array.from(metric.values)).toEqual([1000, 12345678901234567890, -0.000001, 0.1]);
+    expect(Array.from(metric.values)).toEqual([1000, Number("12345678901234567890"), -0.000001, 0.1]);
     expect(response.metrics.get("empty")!.series).toEqual([]);
   });
 
