@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
 
 /** Raw exports of wasm-core/build/core.wasm. Only files in wasm-core/src touch these. */
 export interface CoreExports {
@@ -100,6 +101,42 @@ export interface CoreExports {
   predictWeightsLinear(xPtr: number, rows: number, p: number, scalePtr: number, weightPtr: number, bias: number, outPtr: number): number;
   divideOrZero(xPtr: number, n: number, divisor: number, outPtr: number): number;
   clampNonNegative(ptr: number, n: number): number;
+  predictTreeEnsemble(
+    xPtr: number,
+    rows: number,
+    cols: number,
+    nodesPtr: number,
+    treeStartsPtr: number,
+    nTrees: number,
+    base: number,
+    scale: number,
+    outPtr: number,
+  ): number;
+  fitGradientBoosting(
+    xPtr: number,
+    rows: number,
+    cols: number,
+    yPtr: number,
+    nTrees: number,
+    maxDepth: number,
+    learningRate: number,
+    nodesPtr: number,
+    nodeCountsPtr: number,
+    initPtr: number,
+  ): number;
+  fitHistogramBoosting(
+    xPtr: number,
+    rows: number,
+    cols: number,
+    yPtr: number,
+    initPtr: number,
+    paramsPtr: number,
+    nodesPtr: number,
+    nodeCountsPtr: number,
+    basePtr: number,
+  ): number;
+  fitSvr(xPtr: number, rows: number, cols: number, yPtr: number, paramsPtr: number, svPtr: number, coefPtr: number, infoPtr: number): number;
+  predictSvr(svPtr: number, nSv: number, cols: number, coefPtr: number, intercept: number, gamma: number, xPtr: number, rows: number, outPtr: number): number;
   [kernel: string]: unknown;
 }
 
@@ -119,6 +156,9 @@ function instantiate(): CoreExports {
   } catch (cause) {
     throw new Error(`wasm-core is not built (${wasmUrl.pathname} missing): run \`npm run build\``, { cause });
   }
+  // Compile with the optimising tier from the start: under V8's baseline tier (Liftoff) a long
+  // first call (a 1M-row fit) runs to completion unoptimised, about 2x slower. Set before compiling.
+  setFlagsFromString("--no-liftoff");
   const module = new WebAssembly.Module(new Uint8Array(bytes));
   let memory: WebAssembly.Memory | undefined;
   const imports = {
