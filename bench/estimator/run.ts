@@ -1,0 +1,240 @@
+// Estimate latency (p50/p99) and throughput over gRPC on loopback: 1, 100 and 1000 rows per call, a
+// linear model and a k-nearest-neighbour model (the tree-like case until tree models are served),
+// 1 and 16 concurrent clients (one channel each). The registry and estimator run in a separate
+// process (`kepler-model serve registry estimator`), so client work does not share their event loop.
+//   npm run bench -- estimator
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createEstimatorClient } from "../../services/estimator/client.js";
+import type { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { readComponentModels } from "../../services/estimator/domain/archive-models.js";
+import { Estimator } from "../../services/estimator/domain/estimate-power.js";
+import { ModelCache } from "../../services/estimator/domain/model-cache.js";
+import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
+import { decodeEstimateRequest } from "../../services/estimator/server.js";
+import { readZip } from "../../services/models/index.js";
+import { buildTestArchive, publishTestArchive, type TestArchive } from "../../services/registry/testing/model-archives.js";
+import { measure, printTable } from "../support/measure.js";
+
+const FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit", "cache_miss", "cpu_cycles", "cpu_instructions"]; // Basic
+const KNN_TRAINING_ROWS = 1000;
+
+// Deterministic pseudo-random numbers (xorshift), so every run sees the same data.
+function random(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+async function startServers(modelPath: string): Promise<{ child: ChildProcess; registry: string; estimator: string }> {
+  const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      "serve",
+      "registry",
+      "estimator",
+      "--model-path",
+      modelPath,
+      "--registry-port",
+      "0",
+      "--estimator-port",
+      "0",
+      "--log-level",
+      "warn",
+      "--log-format",
+      "json",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  const addresses = await new Promise<{ registry: string; estimator: string }>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const registry = /registry\s+(\S+:\d+)/.exec(output)?.[1];
+      const estimator = /estimator\s+(\S+:\d+)/.exec(output)?.[1];
+      if (registry !== undefined && estimator !== undefined) resolve({ registry, estimator });
+    });
+    child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
+  });
+  return { child, ...addresses };
+}
+
+let archives: { linear: TestArchive; knn: TestArchive } | undefined;
+
+// The two benchmark models, built once from a fixed seed.
+function benchArchives(): { linear: TestArchive; knn: TestArchive } {
+  if (archives !== undefined) return archives;
+  const next = random(7);
+  const common = {
+    pipelineName: "bench",
+    energySource: "rapl-sysfs" as const,
+    featureGroup: "Basic",
+    nodeType: 0,
+    features: FEATURES,
+    scale: [96000, 5000, 1e9, 1e11, 1e11],
+  };
+  const linear = buildTestArchive({
+    ...common,
+    trainerName: "LinearRegressionTrainer",
+    maeWatts: 10,
+    model: {
+      kind: "linear",
+      components: [100, 0, 5, 20].map((b) => ({ intercept: b, coefficients: FEATURES.map(() => 10 * next()) })),
+    },
+  });
+  const columns = FEATURES.map(() => Array.from({ length: KNN_TRAINING_ROWS }, next));
+  const knn = buildTestArchive({
+    ...common,
+    trainerName: "KNeighborsRegressorTrainer",
+    maeWatts: 8,
+    model: {
+      kind: "knn",
+      k: 6,
+      fitXColumns: columns,
+      fitY: [0, 1, 2, 3].map(() => Array.from({ length: KNN_TRAINING_ROWS }, () => 100 * next())),
+    },
+  });
+  archives = { linear, knn };
+  return archives;
+}
+
+async function publishModels(registryAddress: string): Promise<void> {
+  const registry = createRegistryClient(registryAddress);
+  await publishTestArchive(registry, benchArchives().linear);
+  await publishTestArchive(registry, benchArchives().knn);
+  registry.close();
+}
+
+function estimateRequest(trainerName: string, rows: number): EstimateRequest {
+  const next = random(rows);
+  const values = Float64Array.from({ length: rows * FEATURES.length }, (_, i) => next() * [96000, 5000, 1e9, 1e11, 1e11][i % 5]!);
+  return {
+    featureNames: FEATURES,
+    rowCount: rows,
+    values: Buffer.from(values.buffer),
+    valueList: [],
+    outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+    energySource: "rapl-sysfs",
+    systemFeatureNames: [],
+    systemFeatureValues: [],
+    trainerName,
+    filter: "",
+    machineSpec: { processor: "", cores: 96, chips: 0, memoryGib: 0, frequencyMhz: 0, vendor: "", threadsPerCore: 0 },
+    unavailableFeatureNames: [],
+    pipelineName: "bench",
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function runCase(address: string, request: EstimateRequest, clients: number, callsPerClient: number) {
+  const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
+  for (const c of channels) for (let i = 0; i < 5; i++) await c.client.estimate(request); // warm-up: connect, load the model
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(
+    channels.map(async (c) => {
+      for (let i = 0; i < callsPerClient; i++) {
+        const t0 = performance.now();
+        await c.client.estimate(request);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  for (const c of channels) c.close();
+  latencies.sort((a, b) => a - b);
+  const calls = clients * callsPerClient;
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    callsPerSecond: calls / seconds,
+    rowsPerSecond: (calls * request.rowCount) / seconds,
+  };
+}
+
+// The Estimate use case without gRPC: the same archives, loaded straight into the estimator's domain.
+async function domainOnly(): Promise<string[][]> {
+  const rows: string[][] = [];
+  const own = { processor: "", cores: 96, chips: 0, memoryGib: 0, frequencyMhz: 0 };
+  for (const [label, archive] of [
+    ["linear", benchArchives().linear],
+    [`knn k=6 (${KNN_TRAINING_ROWS} rows)`, benchArchives().knn],
+  ] as const) {
+    const models = readComponentModels(readZip(archive.zip), ["package", "core", "uncore", "dram"]);
+    const source = {
+      load: async () => ({
+        modelName: archive.location.modelName,
+        maeWatts: 0,
+        featureGroup: "Basic",
+        modelCores: 96,
+        features: FEATURES,
+        predictor: createComponentPredictor(models),
+        provenance: {},
+      }),
+    };
+    const estimator = new Estimator(new ModelCache(source, { debug() {}, info() {}, warn() {}, error() {} }), own);
+    for (const n of [1, 100, 1000]) {
+      const request = estimateRequest("", n);
+      const input = decodeEstimateRequest(request);
+      const timing = await measure(() => estimator.estimate(input), 200, 20);
+      rows.push([label, String(n), (timing.medianMs * 1000).toFixed(1), ((n / timing.medianMs) * 1000).toFixed(0)]);
+    }
+  }
+  return rows;
+}
+
+export default async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "bench-estimator-"));
+  const servers = await startServers(join(dir, "models"));
+  try {
+    await publishModels(servers.registry);
+    const rows: string[][] = [];
+    for (const [label, trainer] of [
+      ["linear", "LinearRegressionTrainer"],
+      [`knn k=6 (${KNN_TRAINING_ROWS} rows)`, "KNeighborsRegressorTrainer"],
+    ] as const) {
+      for (const n of [1, 100, 1000]) {
+        const request = estimateRequest(trainer, n);
+        for (const clients of [1, 16]) {
+          const r = await runCase(servers.estimator, request, clients, clients === 1 ? 300 : 40);
+          rows.push([
+            label,
+            String(n),
+            String(clients),
+            r.p50.toFixed(2),
+            r.p99.toFixed(2),
+            r.callsPerSecond.toFixed(0),
+            r.rowsPerSecond.toFixed(0),
+          ]);
+        }
+      }
+    }
+    printTable(
+      "Estimate over gRPC on loopback (registry + estimator in one server process)",
+      ["model", "rows/call", "clients", "p50 ms", "p99 ms", "calls/s", "rows/s"],
+      rows,
+    );
+  } finally {
+    servers.child.kill("SIGTERM");
+    await new Promise((resolve) => servers.child.on("exit", resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+  printTable(
+    "The Estimate use case in-process (no gRPC), median of 200 calls",
+    ["model", "rows/call", "median us", "rows/s"],
+    await domainOnly(),
+  );
+}
