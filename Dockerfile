@@ -1,0 +1,43 @@
+# The kepler-model image: every service, or all six in one process, from one image.
+#   docker build -t kepler-model:0.1.0 .
+#   docker run --rm -p 8100-8105:8100-8105 kepler-model:0.1.0                 # all six services
+#   docker run --rm -p 8101:8101 kepler-model:0.1.0 serve estimator \
+#     --registry-address registry.example:8100                               # one service
+# Sources are TypeScript run by tsx (a production dependency); only the generated contracts and the
+# WebAssembly core are built, in the builder stage, and copied into the runtime stage.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS builder
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` (the build) needs the sources, copied below; it runs explicitly after them.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY buf.yaml buf.gen.yaml tsconfig.json ./
+COPY proto ./proto
+COPY wasm-core ./wasm-core
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    KEPLER_MODEL_HOST=0.0.0.0 \
+    KEPLER_MODEL_LOG_FORMAT=json \
+    MODEL_PATH=/var/lib/kepler-model/models
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only; --ignore-scripts skips `prepare`, whose build tools are dev dependencies.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY tsconfig.json ./
+COPY bin ./bin
+COPY cli ./cli
+COPY services ./services
+COPY wasm-core/src ./wasm-core/src
+COPY --from=builder /src/services/generated ./services/generated
+COPY --from=builder /src/wasm-core/build ./wasm-core/build
+RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-model/models
+# The node image's unprivileged user (uid 1000); the Kubernetes manifests run as the same uid.
+USER node
+# registry, estimator, pipeline, extractor, isolator, trainer (services/kit/service-addresses.ts).
+EXPOSE 8100 8101 8102 8103 8104 8105
+VOLUME ["/var/lib/kepler-model/models"]
+ENTRYPOINT ["node", "/app/bin/kepler-model.js"]
+CMD ["serve"]

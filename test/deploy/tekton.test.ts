@@ -1,0 +1,319 @@
+// The Tekton Tasks and Pipelines: @ibm/tekton-lint finds no problem, and every Task's script is run here
+// under /bin/sh as Tekton would run it. The grpcurl calls are checked against the real contracts (the
+// descriptor set the build produces): the method exists and the request JSON decodes strictly (an unknown
+// field or enum name fails, as it fails in grpcurl). grpcurl itself is not installed here, so a stand-in
+// records its arguments and prints responses built from the real response types in grpcurl's format.
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { type DescMethod, create, createFileRegistry, fromBinary, fromJson, type Registry, toJson } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createZip } from "../../services/models/zip-writer.js";
+import { REPO_ROOT } from "../support/child-process.js";
+import type { Json, K8sObject } from "./support/rendered-manifests.js";
+import { readTektonResources, runStepScript, taskParams } from "./support/tekton-script.js";
+
+const execFileAsync = promisify(execFile);
+
+let registry: Registry;
+let resources: K8sObject[];
+const scratchDirs: string[] = [];
+
+beforeAll(() => {
+  const bytes = readFileSync(join(REPO_ROOT, "services/generated/descriptor-set.binpb"));
+  registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, bytes));
+  resources = readTektonResources();
+});
+afterEach(() => {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(): { scratchDir: string; resultsDir: string; workspaceDir: string } {
+  const scratchDir = mkdtempSync(join(tmpdir(), "tekton-step-"));
+  scratchDirs.push(scratchDir);
+  return { scratchDir, resultsDir: join(scratchDir, "results"), workspaceDir: join(scratchDir, "workspace") };
+}
+
+function task(name: string): K8sObject {
+  const found = resources.find((resource) => resource.kind === "Task" && resource.metadata.name === name);
+  if (found === undefined) throw new Error(`no Task ${name}`);
+  return found;
+}
+
+/** The RPC a grpcurl argument list calls, looked up in the descriptor set. */
+function methodOf(args: readonly string[]): DescMethod {
+  const path = args.find((arg) => /^kepler\.model\.v1\.\w+\/\w+$/.test(arg));
+  if (path === undefined) throw new Error(`no method in grpcurl ${args.join(" ")}`);
+  const [serviceName, methodName] = path.split("/") as [string, string];
+  const method = registry.getService(serviceName)?.methods.find((candidate) => candidate.name === methodName);
+  if (method === undefined) throw new Error(`${path} is not in the contracts`);
+  return method;
+}
+
+/** Decodes the `-d` request of a grpcurl call strictly and returns it as canonical JSON. */
+function requestOf(args: readonly string[]): Json {
+  const data = args[args.indexOf("-d") + 1];
+  const method = methodOf(args);
+  return toJson(method.input, fromJson(method.input, JSON.parse(data ?? ""), { registry }), { registry });
+}
+
+/** Response messages as grpcurl prints them over reflection: indented JSON, proto field names. */
+function grpcurlOutput(method: DescMethod, messages: Json[]): string {
+  return messages
+    .map(
+      (init) =>
+        `${JSON.stringify(toJson(method.output, create(method.output, init), { registry, useProtoFieldName: true }), null, 2)}\n`,
+    )
+    .join("");
+}
+
+function rpc(service: string, name: string): DescMethod {
+  return registry.getService(`kepler.model.v1.${service}`)!.methods.find((method) => method.name === name)!;
+}
+
+describe("Tekton resources", () => {
+  it("pass @ibm/tekton-lint with no error and no warning", async () => {
+    const lint = async (dir: string): Promise<Json[]> => {
+      const cache = mkdtempSync(join(tmpdir(), "tekton-lint-cache-"));
+      scratchDirs.push(cache);
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [join(REPO_ROOT, "node_modules/@ibm/tekton-lint/dist/lint.js"), "--config", dir, "--format", "json", `${dir}/**/*.yaml`],
+        { cwd: REPO_ROOT, env: { ...process.env, TL_CACHE_DIR: cache } },
+      ).catch((error) => error);
+      return JSON.parse(stdout);
+    };
+    expect(await lint("deploy/tekton")).toEqual([]);
+
+    // The linter really checks: a Pipeline passing a parameter its Task does not declare is an error.
+    const broken = mkdtempSync(join(tmpdir(), "tekton-broken-"));
+    scratchDirs.push(broken);
+    cpSync(join(REPO_ROOT, "deploy/tekton"), broken, { recursive: true });
+    const pipeline = join(broken, "pipelines/single-train.yaml");
+    writeFileSync(
+      pipeline,
+      readFileSync(pipeline, "utf8").replace(
+        "- name: OUTPUT_NAME\n          value: idle",
+        "- name: OUTPUT_FILE\n          value: idle",
+      ),
+    );
+    const problems = await lint(broken);
+    expect(problems.filter((problem) => problem.level === "error").map((problem) => problem.rule)).toContain("no-extra-param");
+  });
+
+  it("have pipelines with the reference's parameters, wired to Tasks that exist", () => {
+    const pipelines = resources.filter((resource) => resource.kind === "Pipeline");
+    const params = Object.fromEntries(
+      pipelines.map((p) => [p.metadata.name, (p.spec.params as Json[]).map((param) => param.name).sort()]),
+    );
+    const shared = [
+      "PIPELINE_NAME",
+      "ENERGY_SOURCE",
+      "IDLE_COLLECT_INTERVAL",
+      "STRESS_BREAK_INTERVAL",
+      "STRESS_TIMEOUT",
+      "STRESS_ARGS",
+    ];
+    const more = [
+      "CPU_FREQUENCY_ENABLED",
+      "EXTRACTOR",
+      "ISOLATOR",
+      "THIRDPARTY_METRICS",
+      "ABS_PIPELINE_NAME",
+      "COS_SECRET_NAME",
+      "MACHINE_ID",
+    ];
+    const ours = ["NODE_TYPE", "PROMETHEUS_URL"];
+    expect(params["kepler-model-single-train"]).toEqual(
+      [...shared, ...more, ...ours, "OUTPUT_TYPE", "FEATURE_GROUP", "TRAINERS"].sort(),
+    );
+    expect(params["kepler-model-complete-train"]).toEqual([...shared, ...more, ...ours, "ABS_TRAINERS", "DYN_TRAINERS"].sort());
+    const taskNames = new Set(resources.filter((r) => r.kind === "Task").map((r) => r.metadata.name));
+    for (const pipeline of pipelines) {
+      for (const pipelineTask of [...pipeline.spec.tasks, ...(pipeline.spec.finally ?? [])]) {
+        expect(taskNames, `${pipeline.metadata.name}: ${pipelineTask.name}`).toContain(pipelineTask.taskRef.name);
+      }
+    }
+  });
+});
+
+describe("Tekton task scripts", () => {
+  it("run-pipeline sends a RunPipeline request the contract accepts and reports the summary's counts", async () => {
+    const dirs = scratch();
+    const runPipeline = rpc("PipelineService", "RunPipeline");
+    const output = grpcurlOutput(runPipeline, [
+      { content: { case: "progress", value: { stage: "train" } } },
+      { content: { case: "summary", value: { pipelineName: "stressng_v1", succeededCount: 3, failedCount: 1 } } },
+    ]);
+    const given = {
+      PIPELINE_NAME: "stressng_v1",
+      START_TIME: "1700000100",
+      END_TIME: "1700000400",
+      IDLE_START_TIME: "1700000000",
+      IDLE_END_TIME: "1700000100",
+      ENERGY_SOURCES: "rapl-sysfs, acpi",
+      EXTRACTOR: "smooth",
+      ISOLATOR: "profile",
+      ABS_TRAINERS: "default",
+      DYN_TRAINERS: "SGDRegressorTrainer,LinearRegressionTrainer",
+      THIRDPARTY_METRICS: "node_gpu_watts",
+      NODE_TYPE: "2",
+    };
+    const t = task("kepler-model-run-pipeline");
+    const { grpcurlArgs } = await runStepScript(t, "run", { ...dirs, params: taskParams(t, given), grpcurlOutput: output });
+
+    expect(grpcurlArgs.slice(-2)).toEqual([
+      "kepler-model-pipeline.kepler.svc:8102",
+      "kepler.model.v1.PipelineService/RunPipeline",
+    ]);
+    expect(grpcurlArgs).toContain("-plaintext");
+    const window = (start: number, end: number) => ({
+      baseUrl: "http://prometheus-k8s.monitoring.svc:9090",
+      startTimeSeconds: start,
+      endTimeSeconds: end,
+      stepSeconds: 3,
+      thirdPartyMetricNames: ["node_gpu_watts"],
+    });
+    expect(requestOf(grpcurlArgs)).toEqual({
+      options: {
+        pipelineName: "stressng_v1",
+        energySources: ["rapl-sysfs", "acpi"],
+        extractor: "EXTRACTOR_KIND_SMOOTH",
+        isolator: "ISOLATOR_KIND_PROFILE",
+        targetHints: ["stress"],
+        absTrainerNames: [
+          "PolynomialRegressionTrainer",
+          "GradientBoostingRegressorTrainer",
+          "KNeighborsRegressorTrainer",
+          "LinearRegressionTrainer",
+          "SVRRegressorTrainer",
+          "XgboostFitTrainer",
+          "SGDRegressorTrainer",
+          "LogarithmicRegressionTrainer",
+          "LogisticRegressionTrainer",
+          "ExponentialRegressionTrainer",
+        ],
+        dynTrainerNames: ["SGDRegressorTrainer", "LinearRegressionTrainer"],
+        thirdPartyMetricNames: ["node_gpu_watts"],
+        window: window(1700000100, 1700000400),
+        idleWindow: window(1700000000, 1700000100),
+        nodeType: 2,
+      },
+    });
+    expect(readFileSync(join(dirs.resultsDir, "succeeded-count"), "utf8")).toBe("3");
+    expect(readFileSync(join(dirs.resultsDir, "failed-count"), "utf8")).toBe("1");
+    expect(readFileSync(join(dirs.workspaceDir, "logs/run-stressng_v1.json"), "utf8")).toBe(output);
+  });
+
+  it("run-pipeline fails the step when no model was trained, and rejects an unknown isolator", async () => {
+    const runPipeline = rpc("PipelineService", "RunPipeline");
+    const t = task("kepler-model-run-pipeline");
+    const base = { PIPELINE_NAME: "p", START_TIME: "1", END_TIME: "2" };
+    const empty = grpcurlOutput(runPipeline, [{ content: { case: "summary", value: { pipelineName: "p", failedCount: 4 } } }]);
+    await expect(runStepScript(t, "run", { ...scratch(), params: taskParams(t, base), grpcurlOutput: empty })).rejects.toThrow(
+      "no model was trained",
+    );
+    await expect(
+      runStepScript(t, "run", { ...scratch(), params: taskParams(t, { ...base, ISOLATOR: "minimum" }), grpcurlOutput: empty }),
+    ).rejects.toThrow('ISOLATOR must be none, min, profile or trainer, got "minimum"');
+  });
+
+  it("query-prometheus sends a QueryPrometheus request and reassembles the streamed response JSON", async () => {
+    const dirs = scratch();
+    const query = rpc("ExtractorService", "QueryPrometheus");
+    const saved = JSON.stringify({
+      kepler_node_platform_joules_total: [{ metric: { source: "acpi" }, values: [[1700000000, "1.5"]] }],
+    });
+    const half = Math.floor(saved.length / 2);
+    const output = grpcurlOutput(query, [
+      { content: { case: "responseChunk", value: Buffer.from(saved.slice(0, half)) } },
+      { content: { case: "responseChunk", value: Buffer.from(saved.slice(half)) } },
+      { content: { case: "summary", value: { responseSizeBytes: BigInt(saved.length) } } },
+    ]);
+    const t = task("kepler-model-query-prometheus");
+    const params = taskParams(t, {
+      START_TIME: "1700000000",
+      END_TIME: "1700000300",
+      OUTPUT_NAME: "kepler_query",
+      THIRDPARTY_METRICS: "",
+    });
+    const { grpcurlArgs } = await runStepScript(t, "query", { ...dirs, params, grpcurlOutput: output });
+
+    expect(grpcurlArgs.slice(-2)).toEqual([
+      "kepler-model-extractor.kepler.svc:8103",
+      "kepler.model.v1.ExtractorService/QueryPrometheus",
+    ]);
+    expect(requestOf(grpcurlArgs)).toEqual({
+      window: {
+        baseUrl: "http://prometheus-k8s.monitoring.svc:9090",
+        startTimeSeconds: 1700000000,
+        endTimeSeconds: 1700000300,
+        stepSeconds: 3,
+      },
+    });
+    expect(readFileSync(join(dirs.workspaceDir, "data/kepler_query.json"), "utf8")).toBe(saved);
+  });
+
+  it("export-pipeline writes the registry's streamed zip and unpacks it", async () => {
+    const dirs = scratch();
+    const exportPipeline = rpc("RegistryService", "ExportPipeline");
+    const metadata = JSON.stringify({ name: "stressng_v1", extractor: "default", isolator: "min" });
+    const zip = createZip([
+      { name: "metadata.json", data: Buffer.from(metadata) },
+      { name: "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0/weight.json", data: Buffer.from("{}") },
+    ]);
+    const output = grpcurlOutput(exportPipeline, [
+      { archiveSizeBytes: BigInt(zip.length), archiveChunk: zip.subarray(0, 40) },
+      { archiveChunk: zip.subarray(40) },
+    ]);
+    const t = task("kepler-model-export-pipeline");
+    const { grpcurlArgs } = await runStepScript(t, "export", {
+      ...dirs,
+      params: taskParams(t, { PIPELINE_NAME: "stressng_v1" }),
+      grpcurlOutput: output,
+    });
+
+    expect(grpcurlArgs.slice(-2)).toEqual([
+      "kepler-model-registry.kepler.svc:8100",
+      "kepler.model.v1.RegistryService/ExportPipeline",
+    ]);
+    expect(requestOf(grpcurlArgs)).toEqual({ pipelineName: "stressng_v1" });
+    expect(readFileSync(join(dirs.workspaceDir, "models/stressng_v1.zip")).equals(zip)).toBe(true);
+    expect(readFileSync(join(dirs.workspaceDir, "models/stressng_v1/metadata.json"), "utf8")).toBe(metadata);
+    expect(
+      readFileSync(
+        join(dirs.workspaceDir, "models/stressng_v1/rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0/weight.json"),
+        "utf8",
+      ),
+    ).toBe("{}");
+  });
+
+  it("record-idle-window and run-stressng record Unix-second windows around a real stress-ng plan", async () => {
+    const idle = task("kepler-model-record-idle-window");
+    const idleDirs = scratch();
+    await runStepScript(idle, "wait-idle", {
+      ...idleDirs,
+      params: taskParams(idle, { IDLE_COLLECT_INTERVAL: "0" }),
+      grpcurlOutput: "",
+    });
+    const idleStart = Number(readFileSync(join(idleDirs.resultsDir, "idle-start-time"), "utf8"));
+    const idleEnd = Number(readFileSync(join(idleDirs.resultsDir, "idle-end-time"), "utf8"));
+    expect(Number.isInteger(idleStart) && idleStart > 1_600_000_000).toBe(true);
+    expect(idleEnd).toBeGreaterThanOrEqual(idleStart);
+
+    const stress = task("kepler-model-run-stressng");
+    const dirs = scratch();
+    const params = taskParams(stress, { STRESS_TIMEOUT: "1", STRESS_BREAK_INTERVAL: "0", CPU_FREQUENCY_ENABLED: "false" });
+    // One workload with an extra stress-ng parameter, in the reference's LOAD;KEY;VALUE form.
+    const arrays = { STRESS_ARGS: ["cpu;cpu-method;int64"] };
+    const { stdout } = await runStepScript(stress, "stress", { ...dirs, params, arrays, grpcurlOutput: "" });
+    expect(stdout).toContain("one pass at the current frequency");
+    expect(stdout).toMatch(/^stress-ng --cpu 1 \(cpu-method=int64\) for 1s$/m);
+    const start = Number(readFileSync(join(dirs.resultsDir, "stress-start-time"), "utf8"));
+    const end = Number(readFileSync(join(dirs.resultsDir, "stress-end-time"), "utf8"));
+    expect(end).toBeGreaterThanOrEqual(start + 1);
+  });
+});
