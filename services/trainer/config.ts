@@ -6,7 +6,11 @@ import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
 export const trainerConfigSchema = {
   host: hostKey,
   port: portKey("trainer"),
-  registryAddress: peerAddressKey("registry"),
+  registryAddress: {
+    ...peerAddressKey("registry"),
+    description:
+      "host:port of the registry: trained models are published through its PublishModel; empty writes them into the local model folder instead.",
+  },
   modelPath: modelPathKey,
 } satisfies ConfigSchema;
 

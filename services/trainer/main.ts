@@ -2,23 +2,45 @@ import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_s
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
+import { createRegistryPublisher } from "./registry-publisher.js";
 import { createTrainerService } from "./server.js";
 
-/** Starts the trainer gRPC server. */
+/**
+ * Starts the trainer gRPC server. With a registry address, archives are published through the registry's
+ * PublishModel (served at once); with an empty one, into the local model folder.
+ */
 export async function startTrainer(config: TrainerConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
-    serviceName: "trainer",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    services: [
-      {
-        definition: TrainerServiceDefinition,
-        implementation: createTrainerService({ modelPath: config.modelPath, logger: deps.logger.child({ service: "trainer" }) }),
+  const registry = config.registryAddress === "" ? undefined : createRegistryClient(config.registryAddress);
+  try {
+    const server = await startGrpcServer({
+      serviceName: "trainer",
+      host: config.host,
+      port: config.port,
+      logger: deps.logger,
+      services: [
+        {
+          definition: TrainerServiceDefinition,
+          implementation: createTrainerService({
+            modelPath: config.modelPath,
+            publishModel: registry === undefined ? undefined : createRegistryPublisher(registry),
+            logger: deps.logger.child({ service: "trainer" }),
+          }),
+        },
+      ],
+    });
+    return {
+      ...server,
+      close: async () => {
+        await server.close();
+        registry?.close();
       },
-    ],
-  });
+    };
+  } catch (error) {
+    registry?.close();
+    throw error;
+  }
 }
 
 export const trainerLauncher: ServiceLauncher<TrainerConfig> = {

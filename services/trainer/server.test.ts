@@ -25,7 +25,11 @@ let modelPath: string;
 
 beforeAll(async () => {
   modelPath = await mkdtemp(join(tmpdir(), "trainer-server-"));
-  server = await startTrainer({ ...readTrainerConfig({}), host: "127.0.0.1", port: 0, modelPath }, { logger: silentLogger() });
+  // No registry address: archives go to the local model folder (the registry path is in registry-publish.test.ts).
+  server = await startTrainer(
+    { ...readTrainerConfig({}), host: "127.0.0.1", port: 0, modelPath, registryAddress: "" },
+    { logger: silentLogger() },
+  );
 });
 afterAll(async () => {
   await server.close();

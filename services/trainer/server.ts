@@ -6,15 +6,19 @@ import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { TrainerServiceImplementation, TrainRequest, TrainResponse } from "../generated/kepler/model/v1/trainer_service.js";
 import { collectChunks } from "../kit/table-codec.js";
 import type { DomainLogger } from "../kit/logger.js";
-import { publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";
+import { type ModelArchive, publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";
 import { trainModels } from "./domain/train-models.js";
 import { listTrainers } from "./domain/trainer-registry.js";
 import { createEventQueue } from "./event-queue.js";
 import { progressMessage, resultMessage, summaryMessage, toTrainModelsRequest } from "./train-messages.js";
 
-/** What the trainer service needs: the local model folder it publishes to, and a logger. */
+/**
+ * What the trainer service needs: the local model folder (checkpoints, and archives when no registry is
+ * configured), where to publish archives (the registry; unset means the local folder), and a logger.
+ */
 export interface TrainerServiceDeps {
   modelPath: string;
+  publishModel?: (archive: ModelArchive) => Promise<void>;
   logger: DomainLogger;
 }
 
@@ -50,9 +54,11 @@ export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceIm
       const energySource = assertEnergySource(request.energySource, "options.energy_source");
       const queue = createEventQueue<TrainResponse>();
       trainModels(request, {
-        publishModel: async (archive) => {
-          await publishModelArchive(deps.modelPath, archive);
-        },
+        publishModel:
+          deps.publishModel ??
+          (async (archive) => {
+            await publishModelArchive(deps.modelPath, archive);
+          }),
         readCheckpoint: (group, trainer, component, nodeType) =>
           readCheckpoint(deps.modelPath, group, trainer, component, nodeType),
         writeCheckpoint: async (group, checkpoint) => {

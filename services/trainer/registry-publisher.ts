@@ -1,0 +1,52 @@
+// Publishing a trained model through the registry's PublishModel (client stream: header, zip chunks), so
+// the registry serves it at once and announces it to watchers; used when the trainer has a registry address.
+import { createHash } from "node:crypto";
+import { ClientError, Status } from "nice-grpc";
+import { InvalidInputError, UnavailableError } from "../domain/errors.js";
+import type { PublishModelRequest, RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { PeerClient } from "../kit/grpc-client.js";
+import { CHUNK_BYTES } from "../kit/message-limits.js";
+import { createZip, type ModelArchive } from "../models/index.js";
+
+/** A publishModel dependency for trainModels that streams each archive to the registry. */
+export function createRegistryPublisher(
+  registry: PeerClient<typeof RegistryServiceDefinition>,
+): (archive: ModelArchive) => Promise<void> {
+  return async (archive) => {
+    const zip = createZip(archive.files);
+    const { location } = archive;
+    async function* requests(): AsyncGenerator<PublishModelRequest> {
+      yield {
+        content: {
+          $case: "header",
+          value: {
+            location: {
+              pipelineName: location.pipelineName,
+              energySource: location.energySource,
+              outputType:
+                location.outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+              featureGroup: location.featureGroup,
+              modelName: location.modelName,
+            },
+            // weight.json travels inside the zip.
+            weightJson: "",
+            archiveSizeBytes: zip.byteLength,
+            archiveSha256: createHash("sha256").update(zip).digest("hex"),
+          },
+        },
+      };
+      for (let start = 0; start < zip.byteLength; start += CHUNK_BYTES) {
+        yield { content: { $case: "archiveChunk", value: Buffer.from(zip.subarray(start, start + CHUNK_BYTES)) } };
+      }
+    }
+    try {
+      await registry.client.publishModel(requests());
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      // The registry refused this archive: the trainer's fault, reported as its failure.
+      if (error.code === Status.INVALID_ARGUMENT) throw new InvalidInputError("registry", error.details);
+      throw new UnavailableError("registry", `${Status[error.code]}: ${error.details}`, { cause: error });
+    }
+  };
+}
