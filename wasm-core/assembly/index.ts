@@ -28,3 +28,7 @@ export { predictKnn } from "./neighbours";
 export { fitCurve, predictCurve } from "./curve-fit";
 export { normalizeRowSums, subtractGroupOffsets, dynamicPower, scaleByShare } from "./isolation";
 export { gatherFeatureColumns, firstNonFinite, predictWeightsLinear, divideOrZero, clampNonNegative } from "./estimate";
+export { predictTreeEnsemble } from "./regression-tree";
+export { fitGradientBoosting } from "./gradient-boosting";
+export { fitHistogramBoosting } from "./histogram-boosting";
+export { fitSvr, predictSvr } from "./svr";

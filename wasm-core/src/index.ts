@@ -73,3 +73,25 @@ export {
   gatherFeatureColumns,
   predictKeplerLinear,
 } from "./estimate.js";
+export {
+  type PackedTreeEnsemble,
+  type RegressionTree,
+  type TreeEnsemble,
+  TREE_LEAF,
+  TREE_UNDEFINED,
+  packTreeEnsemble,
+  predictTreeEnsemble,
+} from "./regression-tree.js";
+export {
+  type FitGradientBoostingOptions,
+  type GradientBoostingModel,
+  MAX_GRADIENT_BOOSTING_DEPTH,
+  fitGradientBoosting,
+} from "./gradient-boosting.js";
+export {
+  type FitHistogramBoostingOptions,
+  type HistogramBoostingModel,
+  MAX_HISTOGRAM_BOOSTING_DEPTH,
+  fitHistogramBoosting,
+} from "./histogram-boosting.js";
+export { type FitSvrOptions, type SvrModel, type SvrPredictor, fitSvr, predictSvr } from "./svr.js";
