@@ -313,3 +313,11 @@ export function countGreaterThan(valuesPtr: usize, n: i32, threshold: f64): i32 
   for (let i = 0; i < n; i++) if (at(valuesPtr, i) > threshold) count++;
   return count;
 }
+
+/** Number of i with values[i] < values[i-1]: the decreases a counter-to-rate pass reads as resets. */
+export function countDecreases(valuesPtr: usize, n: i32): i32 {
+  if (n < 0) return ERR_DIMENSION;
+  let count = 0;
+  for (let i = 1; i < n; i++) if (at(valuesPtr, i) < at(valuesPtr, i - 1)) count++;
+  return count;
+}

@@ -15,6 +15,7 @@ export {
   gatherContainerRows,
   gatherNodeRows,
   countGreaterThan,
+  countDecreases,
 } from "./aggregate";
 export { rollingMean } from "./rolling";
 export { pearsonColumns } from "./correlation";

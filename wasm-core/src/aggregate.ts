@@ -269,3 +269,10 @@ export function countGreaterThan(values: ArrayLike<number>, threshold: number): 
     return count;
   });
 }
+
+/** How many samples of a counter slice are below the previous one (read as resets by the rate kernel). */
+export function countDecreases(values: F64Slice): number {
+  const count = core().countDecreases(values.ptr, values.length);
+  assertKernelOk("countDecreases", count < 0 ? count : 0);
+  return count;
+}

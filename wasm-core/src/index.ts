@@ -22,6 +22,7 @@ export {
   copySlice,
   counterToRateOnSlices,
   countGreaterThan,
+  countDecreases,
   gatherByIndex,
   gatherContainerRows,
   gatherNodeRows,

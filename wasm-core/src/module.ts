@@ -59,6 +59,7 @@ export interface CoreExports {
     outStepPtr: number,
   ): number;
   countGreaterThan(valuesPtr: number, n: number, threshold: number): number;
+  countDecreases(valuesPtr: number, n: number): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;
   pearsonColumns(xPtr: number, rows: number, cols: number, yPtr: number, outPtr: number): number;
   maxAbsScale(xPtr: number, rows: number, cols: number, scalePtr: number): number;

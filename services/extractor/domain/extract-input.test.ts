@@ -189,6 +189,11 @@ describe("extract semantics", () => {
     const result = extract(response, NODE);
     expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 20, 20]);
     expect(column(result, "platform_power")).toEqual([100, 150, 150]);
+    expect(result.notices).toEqual([
+      "kepler_node_platform_joules_total: the summed acpi energy decreases 1 time(s); read as counter resets (the previous power is repeated, as in the reference)",
+      "kepler_container_bpf_cpu_time_ms_total: 1 counter decrease(s) in 1 container(s) read as resets (the previous rate is repeated, as in the reference)",
+      "kepler_container_bpf_page_cache_hit_total: 1 counter decrease(s) in 1 container(s) read as resets (the previous rate is repeated, as in the reference)",
+    ]);
   });
 
   it("drops rows whose power sums to 0 (drop_zero_column drops rows, not columns)", () => {

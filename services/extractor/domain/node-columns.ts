@@ -10,6 +10,7 @@ import {
   accumulateOnAxis,
   copySlice,
   counterToRateOnSlices,
+  countDecreases,
   gatherByIndex,
   intersectionOfSorted,
   keepPowerRows,
@@ -134,6 +135,12 @@ function componentPower(
   // A decrease of the summed counter (a reset of any counter under it) repeats the previous rate, as
   // the reference's mask(<0) -> ffill -> fillna(0) does for power.
   counterToRateOnSlices(axis, sums, rates, "repeat-previous");
+  const decreases = countDecreases(sums);
+  if (decreases > 0) {
+    notices.push(
+      `${name}: the summed ${options.source} energy decreases ${decreases} time(s); read as counter resets (the previous power is repeated, as in the reference)`,
+    );
+  }
   return { axis: sliceOf(axis, 1, axis.length - 1), values: sliceOf(rates, 1, axis.length - 1) };
 }
 

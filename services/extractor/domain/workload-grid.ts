@@ -10,6 +10,7 @@ import {
   type F64Slice,
   accumulateOnAxis,
   counterToRateOnSlices,
+  countDecreases,
   sliceOf,
   unionOfSorted,
 } from "../../../wasm-core/src/index.js";
@@ -122,6 +123,7 @@ export function buildWorkloadGrid(
       }
       return;
     }
+    const resets = { decreases: 0, containers: 0 };
     const longest = Math.max(...[...plan.segments.values()].map((segment) => segmentLength(plan.metric, segment)));
     const rates = scope.zeros(longest);
     const joinedCounts = scope.zeros(longest);
@@ -155,8 +157,18 @@ export function buildWorkloadGrid(
       }
       const rateSlice = sliceOf(rates, 0, n);
       counterToRateOnSlices(timestamps, values, rateSlice, "repeat-previous");
+      const decreases = countDecreases(values);
+      if (decreases > 0) {
+        resets.decreases += decreases;
+        resets.containers++;
+      }
       const k = keyIndex.get(key)!;
       accumulateOnAxis(axis, timestamps, rateSlice, cell(plane, k), presenceOf(k));
+    }
+    if (resets.decreases > 0) {
+      notices.push(
+        `${plan.metric.name}: ${resets.decreases} counter decrease(s) in ${resets.containers} container(s) read as resets (the previous rate is repeated, as in the reference)`,
+      );
     }
   });
   noteContainerLifetimes(ordered, axis, notices);
