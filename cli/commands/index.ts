@@ -1,9 +1,10 @@
 import type { Command } from "../command.js";
 import { estimateCommand } from "./estimate.js";
 import { extractCommand } from "./extract.js";
+import { queryCommand } from "./query.js";
 import { modelsCommand } from "./models.js";
 import { serveCommand } from "./serve.js";
 import { trainCommand } from "./train.js";
 
 /** Every `kepler-model` subcommand, in the order `--help` lists them. Add one line per new command file. */
-export const COMMANDS: readonly Command[] = [serveCommand, extractCommand, trainCommand, modelsCommand, estimateCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, queryCommand, extractCommand, trainCommand, modelsCommand, estimateCommand];

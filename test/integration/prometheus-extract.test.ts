@@ -1,7 +1,12 @@
 // Integration: a real Prometheus (Debian package) backfilled with the recorded coremark data; the
 // extractor's live path (discover kepler_* metrics, query_range, extract) must give the same tables as
 // the inline path on the saved response, for the same window.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../cli/main.js";
 import { collectChunks } from "../../services/kit/table-codec.js";
 import type { DataTable } from "../../services/domain/data-table.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
@@ -127,5 +132,41 @@ describe("extractor against a real Prometheus with backfilled coremark data", ()
     expect(split).toHaveLength(4);
     expect(split.map((series) => series.values.length)).toEqual([188, 188, 188, 188]);
     expect(split).toEqual(single);
+  });
+
+  it("`kepler-model query` saves the window; extracting the saved file gives the inline table", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "cli-query-"));
+    try {
+      const out = join(folder, "response.json");
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let printed = "";
+      stdout.on("data", (data: Buffer) => {
+        printed += data.toString();
+      });
+      const argv = [
+        "query",
+        "--server",
+        prometheus.baseUrl,
+        "--start",
+        String(FIRST + SHIFT),
+        "--end",
+        String(LAST + SHIFT),
+        "--out",
+        out,
+      ];
+      expect(await runCli(argv, { stdout, stderr, env: {} })).toBe(0);
+      expect(printed).toContain(`wrote ${out}: ${Object.keys(saved).length} metrics`);
+      const written = parsePrometheusResponse(await readFile(out));
+      const options = {
+        energySource: "acpi",
+        featureGroup: "CounterOnly",
+        level: "container",
+        extractor: "default",
+      } satisfies ExtractOptions;
+      expectSameTable(extract(written, options).table, extract(inline, options).table);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
