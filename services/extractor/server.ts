@@ -51,10 +51,8 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
       }
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no data: send response chunks or name a window in the options");
-      const summary = summarizeResponse(response, [
-        ...options.thirdPartyMetricNames,
-        ...(options.window?.thirdPartyMetricNames ?? []),
-      ]);
+      const thirdParty = [...options.thirdPartyMetricNames, ...(options.window?.thirdPartyMetricNames ?? [])];
+      const summary = summarizeResponse(response, thirdParty, options.useVmMetrics);
       return {
         validFeatureGroups: summary.validFeatureGroups.reference,
         validHistoricalFeatureGroups: summary.validFeatureGroups.historical,

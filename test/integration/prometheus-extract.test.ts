@@ -169,4 +169,43 @@ describe("extractor against a real Prometheus with backfilled coremark data", ()
       await rm(folder, { recursive: true, force: true });
     }
   });
+
+  it("QueryPrometheus streams the saved JSON and ListValidFeatureGroups reads a live window", async () => {
+    const peer = createExtractorClient(server.address);
+    try {
+      const liveWindow = {
+        baseUrl: prometheus.baseUrl,
+        startTimeSeconds: FIRST + SHIFT,
+        endTimeSeconds: LAST + SHIFT,
+        stepSeconds: STEP_SECONDS,
+        thirdPartyMetricNames: [],
+        metricPrefix: "",
+      };
+      const parts: Uint8Array[] = [];
+      let summary: { metrics: Array<{ metricName: string; sampleCount: number }>; responseSizeBytes: number } | undefined;
+      for await (const message of peer.client.queryPrometheus({ window: liveWindow })) {
+        if (message.content?.$case === "responseChunk") parts.push(message.content.value);
+        else if (message.content?.$case === "summary") summary = message.content.value;
+      }
+      const bytes = Buffer.concat(parts);
+      expect(parts.length).toBeGreaterThan(1);
+      expect(summary!.responseSizeBytes).toBe(bytes.length);
+      const written = parsePrometheusResponse(bytes);
+      expect(summary!.metrics.map((metric) => metric.metricName)).toEqual(Object.keys(saved).sort());
+      for (const metric of summary!.metrics)
+        expect(metric.sampleCount).toBe(inline.metrics.get(metric.metricName)!.values.length);
+      expect(written.metrics.size).toBe(Object.keys(saved).length);
+
+      async function* options() {
+        yield {
+          content: { $case: "options" as const, value: { window: liveWindow, useVmMetrics: false, thirdPartyMetricNames: [] } },
+        };
+      }
+      const groups = await peer.client.listValidFeatureGroups(options());
+      expect(groups.validFeatureGroups).toEqual(["CounterOnly", "CounterIRQCombined"]);
+      expect(groups.energySources).toEqual(["acpi", "rapl-sysfs"]);
+    } finally {
+      peer.close();
+    }
+  });
 });

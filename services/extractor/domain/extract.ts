@@ -92,7 +92,7 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
       `${USAGE_RATIO_METRIC} is present but not used: power is summed over packages (per-package columns are not supported)`,
     );
   }
-  const valid: ValidFeatureGroups = validFeatureGroupsOf(response, thirdPartyMetrics);
+  const valid: ValidFeatureGroups = validFeatureGroupsOf(response, thirdPartyMetrics, useVmMetrics);
 
   return withWasmScope((scope) => {
     const node = buildNodeColumns(

@@ -23,7 +23,11 @@ export interface ResponseSummary {
 }
 
 /** Summarises a parsed response. */
-export function summarizeResponse(response: PrometheusResponse, thirdPartyMetrics: readonly string[] = []): ResponseSummary {
+export function summarizeResponse(
+  response: PrometheusResponse,
+  thirdPartyMetrics: readonly string[] = [],
+  useVmMetrics = false,
+): ResponseSummary {
   const sources = new Set<EnergySource>();
   for (const [name, metric] of response.metrics) {
     if (!/^kepler_node_.+_joules_total$/.test(name)) continue;
@@ -40,5 +44,9 @@ export function summarizeResponse(response: PrometheusResponse, thirdPartyMetric
       sampleCount: metric.values.length,
       positiveSampleCount: countGreaterThan(metric.values, 0),
     }));
-  return { validFeatureGroups: validFeatureGroupsOf(response, thirdPartyMetrics), energySources: [...sources].sort(), metrics };
+  return {
+    validFeatureGroups: validFeatureGroupsOf(response, thirdPartyMetrics, useVmMetrics),
+    energySources: [...sources].sort(),
+    metrics,
+  };
 }

@@ -20,14 +20,16 @@ export interface ValidFeatureGroups {
 
 /**
  * The WorkloadOnly features whose metric has more than one sample (the reference CLI passes only
- * queries with more than one row), then every group made only of those features.
+ * queries with more than one row), then every group made only of those features. In VM mode the
+ * features are looked up as `kepler_process_*` (the reference only ever checks container metrics).
  */
 export function validFeatureGroupsOf(
   response: PrometheusResponse,
   thirdPartyMetrics: readonly string[] = [],
+  useVmMetrics = false,
 ): ValidFeatureGroups {
   const hasData = (metricName: string): boolean => sampleCount(response, metricName) > 1;
-  const names = { useVmMetrics: false, thirdPartyMetrics };
+  const names = { useVmMetrics, thirdPartyMetrics };
   const features = featuresOf("WorkloadOnly", thirdPartyMetrics).filter((feature) => hasData(featureMetricName(feature, names)));
   const historical = [...CGROUP_FEATURES, ...KUBELET_FEATURES].filter((feature) => hasData(featureMetricName(feature, names)));
   return { reference: validFeatureGroups(features, thirdPartyMetrics), historical: validHistoricalFeatureGroups(historical) };
