@@ -1,19 +1,60 @@
+import { createExtractorClient } from "../extractor/client.js";
 import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline_service.js";
+import { createIsolatorClient } from "../isolator/client.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { createRegistryClient } from "../registry/client.js";
+import { createTrainerClient } from "../trainer/client.js";
 import { type PipelineConfig, pipelineConfigSchema, readPipelineConfig } from "./config.js";
+import { OnlinePipelines } from "./domain/online-pipelines.js";
+import { runPipeline } from "./domain/run-pipeline.js";
+import { createGrpcPeers } from "./grpc-peers.js";
 import { createPipelineService } from "./server.js";
 
-/** Starts the pipeline gRPC server. */
+/** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
 export async function startPipeline(config: PipelineConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
-    serviceName: "pipeline",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    services: [{ definition: PipelineServiceDefinition, implementation: createPipelineService() }],
+  const clients = {
+    registry: createRegistryClient(config.registryAddress),
+    extractor: createExtractorClient(config.extractorAddress),
+    isolator: createIsolatorClient(config.isolatorAddress),
+    trainer: createTrainerClient(config.trainerAddress),
+  };
+  const closePeers = () => {
+    for (const client of Object.values(clients)) client.close();
+  };
+  const peers = createGrpcPeers(clients);
+  const logger = deps.logger.child({ service: "pipeline" });
+  const online = new OnlinePipelines({
+    run: (options, gate, signal) => runPipeline(options, { peers, signal }, gate),
+    logger,
   });
+  try {
+    const server = await startGrpcServer({
+      serviceName: "pipeline",
+      host: config.host,
+      port: config.port,
+      logger: deps.logger,
+      services: [
+        {
+          definition: PipelineServiceDefinition,
+          implementation: createPipelineService({ peers, registry: clients.registry, online }),
+        },
+      ],
+    });
+    return {
+      ...server,
+      close: async () => {
+        await online.close();
+        await server.close();
+        closePeers();
+      },
+    };
+  } catch (error) {
+    await online.close();
+    closePeers();
+    throw error;
+  }
 }
 
 export const pipelineLauncher: ServiceLauncher<PipelineConfig> = {

@@ -1,7 +1,131 @@
-import { PipelineServiceDefinition, type PipelineServiceImplementation } from "../generated/kepler/model/v1/pipeline_service.js";
-import { withUnimplemented } from "../kit/unimplemented.js";
+// Thin gRPC glue for PipelineService: decode the request (stream), call the domain, stream its events.
+import type { CallContext } from "nice-grpc-common";
+import { ServerError, Status } from "nice-grpc";
+import { InvalidInputError } from "../domain/errors.js";
+import type {
+  PipelineServiceImplementation,
+  RunPipelineOptions,
+  RunPipelineRequest,
+  RunPipelineResponse,
+} from "../generated/kepler/model/v1/pipeline_service.js";
+import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import type { PeerClient } from "../kit/grpc-client.js";
+import { OnlinePipelineConflictError, type OnlinePipelines } from "./domain/online-pipelines.js";
+import { assertRunOptions } from "./domain/pipeline-options.js";
+import type { PipelinePeers } from "./domain/pipeline-peers.js";
+import { runPipeline } from "./domain/run-pipeline.js";
+import { windowOf } from "./peer-messages.js";
+import { getPipeline, listPipelines } from "./pipeline-catalog.js";
+import { streamWhile } from "./response-queue.js";
+import {
+  decodeData,
+  decodeIdleData,
+  decodeRunOptions,
+  onlineStatusMessage,
+  progressMessage,
+  resultMessage,
+  summaryMessage,
+} from "./run-messages.js";
 
-/** The pipeline RPCs. Not built yet: every RPC answers UNIMPLEMENTED saying so. */
-export function createPipelineService(): PipelineServiceImplementation {
-  return withUnimplemented<PipelineServiceImplementation>(PipelineServiceDefinition);
+/** What the pipeline service calls: its peers (domain view), the registry (catalog) and the online runs. */
+export interface PipelineServiceDeps {
+  readonly peers: PipelinePeers;
+  readonly registry: PeerClient<typeof RegistryServiceDefinition>;
+  readonly online: OnlinePipelines;
+}
+
+// The options, then the workload and idle response bytes (each concatenated; undefined when none came).
+async function readRunRequests(requests: AsyncIterable<RunPipelineRequest>) {
+  let options: RunPipelineOptions | undefined;
+  const workload: Buffer[] = [];
+  const idle: Buffer[] = [];
+  let index = 0;
+  for await (const request of requests) {
+    const content = request.content;
+    if (index === 0) {
+      if (content?.$case !== "options")
+        throw new InvalidInputError("requests[0].options", "the first message must carry the pipeline options");
+      options = content.value;
+    } else if (content?.$case === "responseChunk") workload.push(content.value);
+    else if (content?.$case === "idleResponseChunk") idle.push(content.value);
+    else
+      throw new InvalidInputError(
+        `requests[${index}]`,
+        "only the first message carries options; the others carry response or idle response chunks",
+      );
+    index++;
+  }
+  if (options === undefined)
+    throw new InvalidInputError("requests[0].options", "empty stream: the first message must carry the pipeline options");
+  return {
+    options,
+    workload: workload.length === 0 ? undefined : Buffer.concat(workload),
+    idle: idle.length === 0 ? undefined : Buffer.concat(idle),
+  };
+}
+
+/** The PipelineService implementation. */
+export function createPipelineService(deps: PipelineServiceDeps): PipelineServiceImplementation {
+  return {
+    async *runPipeline(requests: AsyncIterable<RunPipelineRequest>, context: CallContext): AsyncGenerator<RunPipelineResponse> {
+      const { options, workload, idle } = await readRunRequests(requests);
+      const field = "requests[0].options";
+      const runOptions = decodeRunOptions(
+        options,
+        decodeData(options, workload, field),
+        decodeIdleData(options, idle, field),
+        field,
+      );
+      yield* streamWhile<RunPipelineResponse>(async (push) =>
+        summaryMessage(
+          await runPipeline(runOptions, {
+            peers: deps.peers,
+            onProgress: (event) => push(progressMessage(event)),
+            onResult: (result) => push(resultMessage(result, runOptions.pipelineName)),
+            signal: context.signal,
+          }),
+        ),
+      );
+    },
+
+    async startOnlinePipeline(request) {
+      const options = request.options;
+      if (options === undefined) throw new InvalidInputError("options", "required");
+      if (options.window === undefined)
+        throw new InvalidInputError("options.window", "required: an online pipeline reads a live Prometheus");
+      const window = windowOf(options.window);
+      const runOptions = decodeRunOptions(
+        options,
+        { kind: "window", window },
+        decodeIdleData(options, undefined, "options"),
+        "options",
+      );
+      assertRunOptions(runOptions);
+      const { data: _, ...rest } = runOptions;
+      try {
+        const status = deps.online.start({
+          options: { ...rest, window },
+          intervalSeconds: request.intervalSeconds,
+          lookbackSeconds: request.lookbackSeconds,
+        });
+        return { status: onlineStatusMessage(status) };
+      } catch (error) {
+        if (error instanceof OnlinePipelineConflictError) throw new ServerError(Status.ALREADY_EXISTS, error.message);
+        throw error;
+      }
+    },
+
+    async stopOnlinePipeline(request) {
+      return { status: onlineStatusMessage(await deps.online.stop(request.pipelineName)) };
+    },
+
+    async listPipelines() {
+      return listPipelines(deps.registry, deps.online);
+    },
+
+    async getPipeline(request) {
+      if (request.pipelineName === "") throw new InvalidInputError("pipeline_name", "required");
+      return getPipeline(deps.registry, deps.online, request.pipelineName);
+    },
+  };
 }

@@ -1,0 +1,314 @@
+// One pipeline run (reference Pipeline.process for every source x feature group, offline trainer §9.1):
+// read the data, then per source and feature group extract the node table and train the AbsPower trainers,
+// extract the container table, isolate it and train the DynPower trainers, each trainer in its own Train
+// call so one failing trainer loses no other model; finally write the pipeline's metadata.json.
+import type { DataTable } from "../../domain/data-table.js";
+import type { EnergySource } from "../../domain/energy-sources.js";
+import type { FeatureGroupName } from "../../domain/feature-groups.js";
+import { modelNameOf, type OutputTypeName } from "../../models/index.js";
+import { assignNodeType, type NodeTypeAssignment } from "./node-type-assignment.js";
+import { createPipelineMetadata } from "./pipeline-metadata.js";
+import { assertRunOptions, type PipelineData, type PipelineRunOptions } from "./pipeline-options.js";
+import type { IdleProfileSet, PipelinePeers, PipelineProgress, PipelineTrainerResult } from "./pipeline-peers.js";
+import { resolveEnergySources, resolveFeatureGroups } from "./resolve-targets.js";
+
+export interface RunPipelineDeps {
+  readonly peers: PipelinePeers;
+  readonly onProgress?: (event: PipelineProgress) => void;
+  readonly onResult?: (result: PipelineTrainerResult) => void;
+  readonly nowSeconds?: () => number;
+  /** Stops the run at the next step (a cancelled RPC, a stopped online pipeline). */
+  readonly signal?: AbortSignal;
+}
+
+/** Online runs: train only when the data's newest sample is newer than this (Unix seconds). */
+export interface RunGate {
+  readonly newerThanSeconds: number;
+}
+
+export interface PipelineRunSummary {
+  readonly pipelineName: string;
+  /** The metadata.json written; empty when no model was trained (nothing written). */
+  readonly metadataJson: string;
+  readonly succeededCount: number;
+  readonly failedCount: number;
+  readonly nodeType: NodeTypeAssignment;
+  readonly notices: readonly string[];
+  /** Unix seconds of the newest row of the data; undefined when the data has no rows. */
+  readonly newestSampleSeconds?: number;
+  /** True when a gated run found no new data and trained nothing. */
+  readonly skipped: boolean;
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Runs the pipeline once. Request errors throw before any model is trained; later failures are reported. */
+export async function runPipeline(
+  options: PipelineRunOptions,
+  deps: RunPipelineDeps,
+  gate?: RunGate,
+): Promise<PipelineRunSummary> {
+  assertRunOptions(options);
+  const { peers, signal } = deps;
+  const now = deps.nowSeconds ?? (() => Date.now() / 1000);
+  const notices: string[] = [];
+  const emit = (stage: string, subject: string, done: number, total: number, message: string) =>
+    deps.onProgress?.({ stage, subject, done, total, message });
+
+  const load = async (data: PipelineData, what: string): Promise<Uint8Array> => {
+    if (data.kind === "inline") return data.response;
+    emit("query", what, 0, 1, `reading ${data.window.baseUrl}`);
+    const bytes = await peers.queryPrometheus(data.window, signal);
+    emit("query", what, 1, 1, `read ${bytes.byteLength} bytes`);
+    return bytes;
+  };
+  const response = await load(options.data, "workload");
+  const idleResponse = options.idleData === undefined ? undefined : await load(options.idleData, "idle");
+  const extractOptions = { useVmMetrics: options.useVmMetrics, thirdPartyMetricNames: options.thirdPartyMetricNames };
+  const overview = await peers.describeData(response, extractOptions, signal);
+  const sources = resolveEnergySources(options.energySources, overview, "options.energy_sources");
+  const groups = resolveFeatureGroups(options.featureGroups, overview, "options.feature_groups");
+  const nodeType = await assignNodeType(options, peers);
+  const fixedNodeType = nodeType.nodeType >= 0 ? nodeType.nodeType : undefined;
+
+  // Extractions are cached: the online probe's table is reused by the run.
+  const extracted = new Map<string, Promise<DataTable>>();
+  const extract = (energySource: EnergySource, featureGroup: FeatureGroupName, level: "node" | "container") => {
+    const key = `${energySource}/${featureGroup}/${level}`;
+    let table = extracted.get(key);
+    if (table === undefined) {
+      table = peers.extract(
+        response,
+        { energySource, featureGroup, level, extractor: options.extractor, nodeType: fixedNodeType, ...extractOptions },
+        signal,
+      );
+      extracted.set(key, table);
+    }
+    return table;
+  };
+
+  // The newest sample, from the first table the run needs anyway (an online run trains only on new data).
+  const firstLevel = options.absTrainerNames.length > 0 ? "node" : "container";
+  const probe = await extract(sources[0]!, groups[0]!, firstLevel).catch((error: unknown) => {
+    if (gate !== undefined || signal?.aborted) throw error;
+    return undefined;
+  });
+  const newestSampleSeconds = probe !== undefined && probe.rowCount > 0 ? probe.timestamps[probe.rowCount - 1] : undefined;
+  const summaryBase = { pipelineName: options.pipelineName, nodeType, newestSampleSeconds };
+  if (gate !== undefined && (newestSampleSeconds === undefined || newestSampleSeconds <= gate.newerThanSeconds)) {
+    return {
+      ...summaryBase,
+      metadataJson: "",
+      succeededCount: 0,
+      failedCount: 0,
+      notices: ["no new data since the last run: nothing trained"],
+      skipped: true,
+    };
+  }
+
+  let idleProfiles: IdleProfileSet | undefined;
+  if (options.isolator === "profile" && options.dynTrainerNames.length > 0) {
+    if (idleResponse === undefined) {
+      notices.push("the profile isolator got no idle data: every DynPower table was isolated with min instead");
+    } else {
+      emit("profile", "idle", 0, 1, "building idle profiles");
+      idleProfiles = await peers.buildIdleProfiles(
+        idleResponse,
+        { energySources: sources, nodeType: fixedNodeType ?? 0, useVmMetrics: options.useVmMetrics },
+        signal,
+      );
+      emit("profile", "idle", 1, 1, `${idleProfiles.profiles.length} idle profiles`);
+    }
+  } else if (idleResponse !== undefined) {
+    notices.push(`idle data was ignored: only the profile isolator uses it (isolator: ${options.isolator})`);
+  }
+
+  const pairs = sources.flatMap((energySource) => groups.map((featureGroup) => ({ energySource, featureGroup })));
+  const hasAbs = options.absTrainerNames.length > 0;
+  const hasDyn = options.dynTrainerNames.length > 0;
+  const counters = {
+    extract: { done: 0, total: pairs.length * (Number(hasAbs) + Number(hasDyn)) },
+    isolate: { done: 0, total: hasDyn ? pairs.length : 0 },
+    train: { done: 0, total: pairs.length * (options.absTrainerNames.length + options.dynTrainerNames.length) },
+  };
+  let succeededCount = 0;
+  let failedCount = 0;
+
+  const record = (result: PipelineTrainerResult) => {
+    if (result.succeeded) succeededCount++;
+    else failedCount++;
+    deps.onResult?.(result);
+  };
+  const failAll = (trainers: readonly string[], target: TrainTarget, reason: string) => {
+    for (const trainerName of trainers) {
+      record(failedResult(trainerName, target, fixedNodeType, reason));
+      counters.train.done++;
+    }
+    emit(
+      "train",
+      `${target.energySource}/${target.featureGroup}/${target.outputType}`,
+      counters.train.done,
+      counters.train.total,
+      `failed: ${reason}`,
+    );
+  };
+  const trainAll = async (table: DataTable, trainers: readonly string[], target: TrainTarget) => {
+    for (const trainerName of trainers) {
+      signal?.throwIfAborted();
+      const subject = `${target.energySource}/${target.featureGroup}/${target.outputType}/${trainerName}`;
+      emit("train", subject, counters.train.done, counters.train.total, `training ${trainerName}`);
+      let results: PipelineTrainerResult[];
+      try {
+        results = await peers.train(
+          table,
+          {
+            ...target,
+            pipelineName: options.pipelineName,
+            trainerName,
+            nodeType: fixedNodeType,
+            machineSpec: options.machine?.spec,
+            seed: options.seed,
+            featureNames: target.featureGroup === "ThirdParty" ? options.thirdPartyMetricNames : [],
+            continueFromCheckpoint: options.continueFromCheckpoint === true,
+          },
+          signal,
+        );
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        results = [failedResult(trainerName, target, fixedNodeType, describeError(error))];
+      }
+      for (const result of results) {
+        record(result);
+        if (result.published) {
+          const model = `${target.energySource}/${target.featureGroup}/${target.outputType}/${result.modelName}`;
+          emit("publish", model, counters.train.done, counters.train.total, `published ${result.modelName}`);
+        }
+      }
+      counters.train.done++;
+      const failures = results.filter((r) => !r.succeeded).map((r) => r.failureReason);
+      const message = failures.length === 0 ? `trained ${trainerName}` : `failed: ${failures.join("; ")}`;
+      emit("train", subject, counters.train.done, counters.train.total, message);
+    }
+  };
+
+  // A step that fails for one (source, feature group) fails its trainers only; a cancelled run stops.
+  const attempt = async <T>(step: () => Promise<T>): Promise<T | Error> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  };
+
+  for (const { energySource, featureGroup } of pairs) {
+    const subject = `${energySource}/${featureGroup}`;
+    if (hasAbs) {
+      const target: TrainTarget = { energySource, featureGroup, outputType: "AbsPower" };
+      signal?.throwIfAborted();
+      emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, "extracting the node table");
+      const table = await attempt(() => extract(energySource, featureGroup, "node"));
+      counters.extract.done++;
+      if (table instanceof Error) {
+        notices.push(`${subject}: no AbsPower table: ${table.message}`);
+        failAll(options.absTrainerNames, target, `extract: ${table.message}`);
+      } else {
+        emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, `${table.rowCount} rows`);
+        await trainAll(table, options.absTrainerNames, target);
+      }
+    }
+    if (hasDyn) {
+      const target: TrainTarget = { energySource, featureGroup, outputType: "DynPower" };
+      signal?.throwIfAborted();
+      emit("extract", `${subject}/container`, counters.extract.done, counters.extract.total, "extracting the container table");
+      const containers = await attempt(() => extract(energySource, featureGroup, "container"));
+      counters.extract.done++;
+      if (containers instanceof Error) {
+        notices.push(`${subject}: no DynPower table: ${containers.message}`);
+        failAll(options.dynTrainerNames, target, `extract: ${containers.message}`);
+        continue;
+      }
+      emit("extract", `${subject}/container`, counters.extract.done, counters.extract.total, `${containers.rowCount} rows`);
+      emit("isolate", subject, counters.isolate.done, counters.isolate.total, `isolating with ${options.isolator}`);
+      const isolated = await attempt(() =>
+        peers.isolate(
+          containers,
+          {
+            isolator: options.isolator,
+            energySource,
+            nodeType: fixedNodeType,
+            targetHints: options.targetHints,
+            backgroundHints: options.backgroundHints,
+            absPipelineName: options.absPipelineName,
+            idleProfiles,
+          },
+          signal,
+        ),
+      );
+      counters.isolate.done++;
+      if (isolated instanceof Error) {
+        notices.push(`${subject}: no DynPower table: ${isolated.message}`);
+        failAll(options.dynTrainerNames, target, `isolate: ${isolated.message}`);
+        continue;
+      }
+      for (const notice of isolated.notices) notices.push(`${subject}: ${notice}`);
+      emit(
+        "isolate",
+        subject,
+        counters.isolate.done,
+        counters.isolate.total,
+        `${isolated.table.rowCount} rows (${isolated.isolator})`,
+      );
+      await trainAll(isolated.table, options.dynTrainerNames, target);
+    }
+  }
+
+  let metadataJson = "";
+  if (succeededCount > 0) {
+    const previousText = await peers.readPipelineMetadata(options.pipelineName);
+    metadataJson = createPipelineMetadata({
+      pipelineName: options.pipelineName,
+      isolator: options.isolator,
+      extractor: options.extractor,
+      absTrainerNames: options.absTrainerNames,
+      dynTrainerNames: options.dynTrainerNames,
+      useVmMetrics: options.useVmMetrics,
+      nowSeconds: now(),
+      previousText,
+    });
+    await peers.writePipelineMetadata(options.pipelineName, metadataJson);
+    emit("metadata", options.pipelineName, 1, 1, "wrote metadata.json");
+  } else {
+    notices.push("no model was trained: metadata.json was not written");
+  }
+  return { ...summaryBase, metadataJson, succeededCount, failedCount, notices, skipped: false };
+}
+
+interface TrainTarget {
+  readonly energySource: EnergySource;
+  readonly featureGroup: FeatureGroupName;
+  readonly outputType: OutputTypeName;
+}
+
+function failedResult(
+  trainerName: string,
+  target: TrainTarget,
+  nodeType: number | undefined,
+  reason: string,
+): PipelineTrainerResult {
+  return {
+    trainerName,
+    nodeType: nodeType ?? -1,
+    succeeded: false,
+    failureReason: reason,
+    modelName: nodeType === undefined ? "" : modelNameOf(trainerName, nodeType),
+    ...target,
+    components: [],
+    maeWatts: 0,
+    mapePercent: 0,
+    trainRowCount: 0,
+    testRowCount: 0,
+    hasWeights: false,
+    published: false,
+  };
+}

@@ -1,0 +1,206 @@
+// PipelinePeers over the peers' generated gRPC clients: extractor, isolator, trainer and registry.
+// Bulk data travels as the contracts say: Prometheus JSON in chunks, tables in table chunks.
+import type { DataTable } from "../domain/data-table.js";
+import type { ExtractorServiceDefinition, ExtractRequest } from "../generated/kepler/model/v1/extractor_service.js";
+import type { IdleProfile, IsolateRequest, IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
+import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import type { TableChunk } from "../generated/kepler/model/v1/table.js";
+import type { TrainerServiceDefinition, TrainRequest } from "../generated/kepler/model/v1/trainer_service.js";
+import { ExtractorKind, TableLevel } from "../generated/kepler/model/v1/types.js";
+import type { PeerClient } from "../kit/grpc-client.js";
+import { CHUNK_BYTES } from "../kit/message-limits.js";
+import { collectChunks, tableToChunks } from "../kit/table-codec.js";
+import type { PipelinePeers } from "./domain/pipeline-peers.js";
+import { callPeer } from "./peer-error.js";
+import {
+  isolatorKindOf,
+  isolatorNameOf,
+  machineSpecMessage,
+  outputTypeMessage,
+  trainerResultOf,
+  windowMessage,
+} from "./peer-messages.js";
+
+/** The four peers the pipeline calls. */
+export interface PipelinePeerClients {
+  readonly registry: PeerClient<typeof RegistryServiceDefinition>;
+  readonly extractor: PeerClient<typeof ExtractorServiceDefinition>;
+  readonly isolator: PeerClient<typeof IsolatorServiceDefinition>;
+  readonly trainer: PeerClient<typeof TrainerServiceDefinition>;
+}
+
+/** Bytes as `response_chunk`-sized pieces. */
+function* byteChunks(bytes: Uint8Array): Generator<Buffer> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let start = 0; start < buffer.byteLength; start += CHUNK_BYTES) yield buffer.subarray(start, start + CHUNK_BYTES);
+}
+
+async function* chunksOf(responses: AsyncIterable<{ content?: { $case: string; value: unknown } }>): AsyncGenerator<TableChunk> {
+  for await (const response of responses) {
+    if (response.content?.$case === "chunk") yield response.content.value as TableChunk;
+  }
+}
+
+/** The peers as the pipeline domain sees them. */
+export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
+  const { registry, extractor, isolator, trainer } = clients;
+  return {
+    async queryPrometheus(window, signal) {
+      return callPeer("extractor", async () => {
+        const parts: Buffer[] = [];
+        for await (const response of extractor.client.queryPrometheus({ window: windowMessage(window) }, { signal })) {
+          if (response.content?.$case === "responseChunk") parts.push(response.content.value);
+        }
+        return Buffer.concat(parts);
+      });
+    },
+
+    async describeData(response, options, signal) {
+      const listed = await callPeer("extractor", () =>
+        extractor.client.listValidFeatureGroups(
+          (async function* () {
+            yield {
+              content: {
+                $case: "options" as const,
+                value: { useVmMetrics: options.useVmMetrics, thirdPartyMetricNames: [...options.thirdPartyMetricNames] },
+              },
+            };
+            for (const value of byteChunks(response)) yield { content: { $case: "responseChunk" as const, value } };
+          })(),
+          { signal },
+        ),
+      );
+      return { validFeatureGroups: listed.validFeatureGroups, energySources: listed.energySources };
+    },
+
+    async extract(response, spec, signal) {
+      async function* requests(): AsyncGenerator<ExtractRequest> {
+        yield {
+          content: {
+            $case: "options",
+            value: {
+              energySource: spec.energySource,
+              featureGroup: spec.featureGroup,
+              level: spec.level === "node" ? TableLevel.TABLE_LEVEL_NODE : TableLevel.TABLE_LEVEL_CONTAINER,
+              extractor: spec.extractor === "smooth" ? ExtractorKind.EXTRACTOR_KIND_SMOOTH : ExtractorKind.EXTRACTOR_KIND_DEFAULT,
+              nodeType: spec.nodeType,
+              useVmMetrics: spec.useVmMetrics,
+              thirdPartyMetricNames: [...spec.thirdPartyMetricNames],
+            },
+          },
+        };
+        for (const value of byteChunks(response)) yield { content: { $case: "responseChunk", value } };
+      }
+      return callPeer("extractor", () => collectChunks(chunksOf(extractor.client.extract(requests(), { signal })), "extractor"));
+    },
+
+    async buildIdleProfiles(idleResponse, options, signal) {
+      const built = await callPeer("isolator", () =>
+        isolator.client.buildIdleProfile(
+          (async function* () {
+            yield {
+              content: {
+                $case: "options" as const,
+                value: {
+                  energySources: [...options.energySources],
+                  nodeType: options.nodeType,
+                  useVmMetrics: options.useVmMetrics,
+                },
+              },
+            };
+            for (const value of byteChunks(idleResponse)) yield { content: { $case: "responseChunk" as const, value } };
+          })(),
+          { signal },
+        ),
+      );
+      return { profiles: built.idleProfiles, backgroundContainerNames: built.backgroundContainerNames };
+    },
+
+    async isolate(table, spec, signal) {
+      async function* requests(): AsyncGenerator<IsolateRequest> {
+        yield {
+          content: {
+            $case: "options",
+            value: {
+              isolator: isolatorKindOf(spec.isolator),
+              energySource: spec.energySource,
+              targetHints: [...spec.targetHints],
+              backgroundHints: [...spec.backgroundHints],
+              absPipelineName: spec.absPipelineName,
+              nodeType: spec.nodeType,
+              idleProfiles: (spec.idleProfiles?.profiles ?? []) as IdleProfile[],
+              backgroundContainerNames: [...(spec.idleProfiles?.backgroundContainerNames ?? [])],
+              // The documented rule: profile isolator when a profile exists for the node type, else min.
+              fallBackToMin: true,
+            },
+          },
+        };
+        for (const chunk of tableToChunks(table)) yield { content: { $case: "chunk", value: chunk } };
+      }
+      return callPeer("isolator", async () => {
+        const chunks: TableChunk[] = [];
+        let summary: { isolator: number; notices: string[] } | undefined;
+        for await (const response of isolator.client.isolate(requests(), { signal })) {
+          if (response.content?.$case === "chunk") chunks.push(response.content.value);
+          else if (response.content?.$case === "summary") summary = response.content.value;
+        }
+        const isolated: DataTable = await collectChunks(chunks, "isolator");
+        return {
+          table: isolated,
+          isolator: summary === undefined ? spec.isolator : isolatorNameOf(summary.isolator, spec.isolator),
+          notices: summary?.notices ?? [],
+        };
+      });
+    },
+
+    async train(table, spec, signal) {
+      async function* requests(): AsyncGenerator<TrainRequest> {
+        yield {
+          content: {
+            $case: "options",
+            value: {
+              featureGroup: spec.featureGroup,
+              energySource: spec.energySource,
+              outputType: outputTypeMessage(spec.outputType),
+              trainerNames: [spec.trainerName],
+              nodeType: spec.nodeType,
+              seed: spec.seed,
+              testTimestampsSeconds: [],
+              pipelineName: spec.pipelineName,
+              machineSpec: spec.machineSpec === undefined ? undefined : machineSpecMessage(spec.machineSpec),
+              continueFromCheckpoint: spec.continueFromCheckpoint,
+              skipPublish: false,
+              featureNames: [...spec.featureNames],
+            },
+          },
+        };
+        for (const chunk of tableToChunks(table)) yield { content: { $case: "chunk", value: chunk } };
+      }
+      return callPeer("trainer", async () => {
+        const results = [];
+        for await (const response of trainer.client.train(requests(), { signal })) {
+          if (response.content?.$case === "result") results.push(trainerResultOf(response.content.value, spec.energySource));
+        }
+        return results;
+      });
+    },
+
+    async indexMachine(pipelineName, machineId, spec) {
+      return callPeer("registry", () =>
+        registry.client.indexMachine({ pipelineName, machineId, spec: machineSpecMessage(spec) }),
+      );
+    },
+
+    async readPipelineMetadata(pipelineName) {
+      const { pipelines } = await callPeer("registry", () =>
+        registry.client.listPipelineMetadata({ pipelineNames: [pipelineName] }),
+      );
+      const text = pipelines.find((p) => p.pipelineName === pipelineName)?.metadataJson ?? "";
+      return text === "" ? undefined : text;
+    },
+
+    async writePipelineMetadata(pipelineName, metadataJson) {
+      await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson }));
+    },
+  };
+}
