@@ -95,7 +95,9 @@ export function locateOnAxis(axisPtr: usize, nAxis: i32, tsPtr: usize, n: i32, o
 /**
  * Adds each sample to the axis step with its timestamp: sums[j] += value (NaN adds 0, the reference's
  * fillna(0)) and counts[j] += 1. Samples whose timestamp is not on the axis are skipped; returns how
- * many were skipped (>= 0), or ERR_DIMENSION.
+ * many were skipped (>= 0), or ERR_DIMENSION. With a compensation block (compsPtr != 0, zero-filled
+ * like sums) the additions are Kahan-compensated in sample order, exactly as pandas' groupby sum
+ * (group_sum in pandas/_libs/groupby.pyx) adds the rows of each timestamp.
  */
 export function accumulateOnAxis(
   axisPtr: usize,
@@ -105,6 +107,7 @@ export function accumulateOnAxis(
   n: i32,
   sumsPtr: usize,
   countsPtr: usize,
+  compsPtr: usize,
 ): i32 {
   if (nAxis < 0 || n < 0) return ERR_DIMENSION;
   let skipped = 0;
@@ -119,8 +122,17 @@ export function accumulateOnAxis(
       skipped++;
       continue;
     }
-    const v = at(valuesPtr, i);
-    put(sumsPtr, j, at(sumsPtr, j) + (Number.isNaN(v) ? 0 : v));
+    const raw = at(valuesPtr, i);
+    const v = Number.isNaN(raw) ? 0 : raw;
+    if (compsPtr === 0) {
+      put(sumsPtr, j, at(sumsPtr, j) + v);
+    } else {
+      const sum = at(sumsPtr, j);
+      const y = v - at(compsPtr, j);
+      const total = sum + y;
+      put(compsPtr, j, total - sum - y);
+      put(sumsPtr, j, total);
+    }
     put(countsPtr, j, at(countsPtr, j) + 1);
   }
   return skipped;
@@ -128,26 +140,40 @@ export function accumulateOnAxis(
 
 /**
  * out[p][t] = sum over keys of grid[p][k][t] for a planes x keys x steps grid (the reference's
- * groupby(timestamp).sum() over containers). Keys are added in order, two steps per SIMD lane pair.
+ * groupby(timestamp).sum() over containers). Keys are added in order with Kahan compensation, as
+ * pandas' group_sum does, two steps per SIMD lane pair.
  */
 export function sumOverKeys(gridPtr: usize, planes: i32, keys: i32, steps: i32, outPtr: usize): i32 {
   if (planes < 0 || keys < 0 || steps < 0) return ERR_DIMENSION;
   const rowBytes = (<usize>steps) << 3;
   const pairs = steps & ~1;
+  const comps = heap.alloc(rowBytes > 0 ? rowBytes : 8);
   for (let p = 0; p < planes; p++) {
     const out = outPtr + <usize>p * rowBytes;
     memory.fill(out, 0, rowBytes);
+    memory.fill(comps, 0, rowBytes);
     const plane = gridPtr + <usize>p * <usize>keys * rowBytes;
     for (let k = 0; k < keys; k++) {
       const row = plane + <usize>k * rowBytes;
       let t = 0;
       for (; t < pairs; t += 2) {
         const offset = (<usize>t) << 3;
-        v128.store(out + offset, f64x2.add(v128.load(out + offset), v128.load(row + offset)));
+        const sum = v128.load(out + offset);
+        const y = f64x2.sub(v128.load(row + offset), v128.load(comps + offset));
+        const total = f64x2.add(sum, y);
+        v128.store(comps + offset, f64x2.sub(f64x2.sub(total, sum), y));
+        v128.store(out + offset, total);
       }
-      if (t < steps) put(out, t, at(out, t) + at(row, t));
+      if (t < steps) {
+        const sum = at(out, t);
+        const y = at(row, t) - at(comps, t);
+        const total = sum + y;
+        put(comps, t, total - sum - y);
+        put(out, t, total);
+      }
     }
   }
+  heap.free(comps);
   return OK;
 }
 
@@ -269,41 +295,70 @@ export function gatherContainerRows(
   return r;
 }
 
+/** out[t] = number of keys with presence[k][t] > 0: how many container rows the step has. */
+export function countPresentKeys(presencePtr: usize, keys: i32, steps: i32, outPtr: usize): i32 {
+  if (keys < 0 || steps < 0) return ERR_DIMENSION;
+  const rowBytes = (<usize>steps) << 3;
+  memory.fill(outPtr, 0, rowBytes);
+  for (let k = 0; k < keys; k++) {
+    const row = presencePtr + <usize>k * rowBytes;
+    for (let t = 0; t < steps; t++) if (at(row, t) > 0) put(outPtr, t, at(outPtr, t) + 1);
+  }
+  return OK;
+}
+
 /**
  * The node-level table (reference groupby(timestamp): features summed, power averaged): one row per
- * step that has at least one container row (presenceSums[t] > 0) and a row-level row
- * (rowIndex[t] >= 0). Columns as gatherContainerRows, from the per-step sums (planes x steps).
- * Output stride is `steps` (the most rows there can be); writes each row's step index; returns the
- * row count.
+ * step that has at least one container row (rowCounts[t] > 0) and a row-level row (rowIndex[t] >= 0).
+ * Columns as gatherContainerRows, from the per-step sums (planes x steps). The first nMeanCols
+ * row-level columns (power) are the mean of the value repeated on each of the step's rowCounts[t]
+ * container rows, Kahan-summed then divided as pandas' group_mean does, so they carry the same last
+ * bit as the reference. Output stride is `steps`; writes each row's step index; returns the row count.
  */
 export function gatherNodeRows(
   sumsPtr: usize,
   planes: i32,
   steps: i32,
-  presenceSumsPtr: usize,
+  rowCountsPtr: usize,
   rowIndexPtr: usize,
   rowColsPtr: usize,
   nRowCols: i32,
   nRows: i32,
+  nMeanCols: i32,
   outPtr: usize,
   outStepPtr: usize,
 ): i32 {
-  if (planes < 0 || steps < 0 || nRowCols < 0 || nRows < 0) return ERR_DIMENSION;
+  if (planes < 0 || steps < 0 || nRowCols < 0 || nRows < 0 || nMeanCols < 0 || nMeanCols > nRowCols) return ERR_DIMENSION;
   const stride = (<usize>steps) << 3;
   const rowStride = (<usize>nRows) << 3;
   let r = 0;
   for (let t = 0; t < steps; t++) {
     const rowIndex = at(rowIndexPtr, t);
-    if (rowIndex < 0 || !(at(presenceSumsPtr, t) > 0)) continue;
+    const count = at(rowCountsPtr, t);
+    if (rowIndex < 0 || !(count > 0)) continue;
     const source = <i32>rowIndex;
     for (let p = 0; p < planes; p++) put(outPtr + <usize>p * stride, r, at(sumsPtr + <usize>p * stride, t));
     for (let c = 0; c < nRowCols; c++) {
-      put(outPtr + <usize>(planes + c) * stride, r, at(rowColsPtr + <usize>c * rowStride, source));
+      const value = at(rowColsPtr + <usize>c * rowStride, source);
+      put(outPtr + <usize>(planes + c) * stride, r, c < nMeanCols ? repeatedMean(value, <i32>count) : value);
     }
     put(outStepPtr, r, <f64>t);
     r++;
   }
   return r;
+}
+
+/** Kahan sum of `count` copies of value, divided by count (pandas group_mean on equal values). */
+function repeatedMean(value: f64, count: i32): f64 {
+  let sum: f64 = 0;
+  let compensation: f64 = 0;
+  for (let i = 0; i < count; i++) {
+    const y = value - compensation;
+    const total = sum + y;
+    compensation = total - sum - y;
+    sum = total;
+  }
+  return sum / <f64>count;
 }
 
 /** Number of values greater than `threshold` (NaN never is): the reference CLI's validate counts. */

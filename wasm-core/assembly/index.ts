@@ -14,6 +14,7 @@ export {
   countContainerRows,
   gatherContainerRows,
   gatherNodeRows,
+  countPresentKeys,
   countGreaterThan,
   countDecreases,
 } from "./aggregate";

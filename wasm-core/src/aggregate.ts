@@ -100,6 +100,7 @@ export function locateOnAxis(axis: F64Slice, timestamps: F64Slice): F64Buffer {
 
 /**
  * Adds samples into per-step sums and counts on an axis (group-by-timestamp sum): NaN values add 0.
+ * With a zero-filled `compensation` slice the sums are Kahan-compensated like pandas' groupby sum.
  * Returns how many samples had a timestamp the axis lacks (they are skipped).
  */
 export function accumulateOnAxis(
@@ -108,16 +109,35 @@ export function accumulateOnAxis(
   values: F64Slice,
   sums: F64Slice,
   counts: F64Slice,
+  compensation?: F64Slice,
 ): number {
   if (timestamps.length !== values.length) throw new RangeError("accumulateOnAxis: timestamps and values differ in length");
-  if (sums.length < axis.length || counts.length < axis.length)
-    throw new RangeError("accumulateOnAxis: sums/counts shorter than the axis");
-  const skipped = core().accumulateOnAxis(axis.ptr, axis.length, timestamps.ptr, values.ptr, values.length, sums.ptr, counts.ptr);
+  if (sums.length < axis.length || counts.length < axis.length || (compensation !== undefined && compensation.length < axis.length)) {
+    throw new RangeError("accumulateOnAxis: sums/counts/compensation shorter than the axis");
+  }
+  const skipped = core().accumulateOnAxis(
+    axis.ptr,
+    axis.length,
+    timestamps.ptr,
+    values.ptr,
+    values.length,
+    sums.ptr,
+    counts.ptr,
+    compensation?.ptr ?? 0,
+  );
   assertKernelOk("accumulateOnAxis", Math.min(skipped, 0));
   return skipped;
 }
 
-/** Sums a planes x keys x steps grid over keys: a planes x steps block. The caller frees the result. */
+/** Per step, how many keys are present (presence > 0): the container rows of that step. The caller frees the result. */
+export function countPresentKeys(presence: F64Slice, keys: number, steps: number): F64Buffer {
+  if (presence.length < keys * steps) throw new RangeError("countPresentKeys: presence is smaller than keys x steps");
+  const out = F64Buffer.alloc(steps);
+  assertKernelOk("countPresentKeys", core().countPresentKeys(presence.ptr, keys, steps, out.ptr));
+  return out;
+}
+
+/** Sums a planes x keys x steps grid over keys (Kahan-compensated): a planes x steps block. The caller frees the result. */
 export function sumOverKeys(grid: F64Slice, planes: number, keys: number, steps: number): F64Buffer {
   if (grid.length < planes * keys * steps) throw new RangeError("sumOverKeys: grid is smaller than planes x keys x steps");
   const out = F64Buffer.alloc(planes * steps);
@@ -217,15 +237,17 @@ export function gatherContainerRows(
 }
 
 /**
- * The node-level rows: per step with presenceSums > 0 and a row-level row, the per-step sums (planes x
- * steps) followed by the row-level columns.
+ * The node-level rows: per step with rowCounts > 0 (container rows at that step) and a row-level row,
+ * the per-step sums (planes x steps) followed by the row-level columns; the first `meanColumns` of
+ * those (power) are averaged over the step's container rows as pandas does (same last bit).
  */
 export function gatherNodeRows(
   sums: F64Slice,
   planes: number,
   axis: F64Slice,
-  presenceSums: F64Slice,
+  rowCounts: F64Slice,
   rowLevel: RowLevelColumns,
+  meanColumns = 0,
 ): GatheredRows {
   const steps = axis.length;
   const columns = planes + rowLevel.nCols;
@@ -236,11 +258,12 @@ export function gatherNodeRows(
       sums.ptr,
       planes,
       steps,
-      presenceSums.ptr,
+      rowCounts.ptr,
       rowLevel.rowIndex.ptr,
       rowLevel.block.ptr,
       rowLevel.nCols,
       rowLevel.nRows,
+      meanColumns,
       out.ptr,
       stepIndex.ptr,
     );

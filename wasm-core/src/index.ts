@@ -22,6 +22,7 @@ export {
   copySlice,
   counterToRateOnSlices,
   countGreaterThan,
+  countPresentKeys,
   countDecreases,
   gatherByIndex,
   gatherContainerRows,

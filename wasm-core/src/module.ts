@@ -25,6 +25,7 @@ export interface CoreExports {
     n: number,
     sumsPtr: number,
     countsPtr: number,
+    compsPtr: number,
   ): number;
   sumOverKeys(gridPtr: number, planes: number, keys: number, steps: number, outPtr: number): number;
   gatherByIndex(srcPtr: number, nSrc: number, indexPtr: number, n: number, missing: number, outPtr: number): number;
@@ -50,14 +51,16 @@ export interface CoreExports {
     sumsPtr: number,
     planes: number,
     steps: number,
-    presenceSumsPtr: number,
+    rowCountsPtr: number,
     rowIndexPtr: number,
     rowColsPtr: number,
     nRowCols: number,
     nRows: number,
+    nMeanCols: number,
     outPtr: number,
     outStepPtr: number,
   ): number;
+  countPresentKeys(presencePtr: number, keys: number, steps: number, outPtr: number): number;
   countGreaterThan(valuesPtr: number, n: number, threshold: number): number;
   countDecreases(valuesPtr: number, n: number): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;

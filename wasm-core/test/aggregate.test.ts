@@ -63,6 +63,28 @@ describe("timestamp axes", () => {
     });
   });
 
+  it("compensates sums like pandas' groupby sum: 1e16 + 1 + 1 = 1e16 + 2, not 1e16", () => {
+    const axis = F64Buffer.from([10]);
+    const ts = F64Buffer.from([10, 10, 10]);
+    const values = F64Buffer.from([1e16, 1, 1]);
+    const plain = F64Buffer.from([0]);
+    const kahan = F64Buffer.from([0]);
+    const compensation = F64Buffer.from([0]);
+    const counts = F64Buffer.from([0]);
+    withBuffers([axis, ts, values, plain, kahan, compensation, counts], () => {
+      accumulateOnAxis(axis, ts, values, plain, counts);
+      accumulateOnAxis(axis, ts, values, kahan, counts, compensation);
+      expect(plain.view()[0]).toBe(1e16);
+      expect(kahan.view()[0]).toBe(1e16 + 2);
+      // the same three rows as three keys of a grid, over 3 steps (a SIMD lane pair and the scalar tail)
+      const grid = F64Buffer.from([1e16, 1e16, 1e16, 1, 1, 1, 1, 1, 1]);
+      const sums = sumOverKeys(grid, 1, 3, 3);
+      expect(Array.from(sums.view())).toEqual([1e16 + 2, 1e16 + 2, 1e16 + 2]);
+      sums.free();
+      grid.free();
+    });
+  });
+
   it("sums a planes x keys x steps grid over keys (odd step count exercises the scalar tail)", () => {
     // plane 0: keys [1,2,3], [10,20,30]; plane 1: keys [0.5,0,0], [0,0,0.25]
     const grid = F64Buffer.from([1, 2, 3, 10, 20, 30, 0.5, 0, 0, 0, 0, 0.25]);

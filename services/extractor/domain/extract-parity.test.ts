@@ -48,9 +48,18 @@ describe("extract: coremark (3 s regular steps, RAPL labelled `rapl`) against th
 
   for (const source of ["rapl-sysfs", "acpi"] as const) {
     for (const group of ["CounterOnly", "CounterIRQCombined"] as const) {
-      it(`node table ${source}/${group} matches extract_abs_${source}_${group}.csv`, () => {
+      it(`node table ${source}/${group} matches extract_abs_${source}_${group}.csv (power columns bit for bit)`, () => {
         const result = extract(coremark, { energySource: source, featureGroup: group, level: "node", extractor: "default" });
         expect(compareWithGolden(result.table, `extract_abs_${source}_${group}.csv`)).toBeLessThan(TOLERANCE);
+        // Energy sums and the per-timestamp power mean are computed as pandas does (Kahan, same order).
+        const golden = readGoldenCsv(`extract_abs_${source}_${group}.csv`);
+        for (const column of result.powerColumns) {
+          const index = result.table.columnNames.indexOf(column);
+          const ours = Array.from(
+            result.table.values.subarray(index * result.table.rowCount, (index + 1) * result.table.rowCount),
+          );
+          expect(ours).toEqual(golden.rows.map((row) => Number(row[index + 1])));
+        }
         expect(result.table.rowCount).toBe(counts.coremark[`${source}/${group}`]!.abs_rows);
         expect(result.table.columnNames).toEqual(counts.coremark[`${source}/${group}`]!.abs_columns);
         expect(result.powerColumns).toEqual(

@@ -11,6 +11,7 @@ import {
   type GatheredRows,
   type RowLevelColumns,
   gatherContainerRows,
+  countPresentKeys,
   gatherNodeRows,
   locateOnAxis,
   pearsonWithTarget,
@@ -123,8 +124,9 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
       rowIndex: scope.own(locateOnAxis(node.axis, grid.axis)),
     };
     const sums = scope.own(sumOverKeys(grid.grid, planes, keys, steps));
-    const presenceSums = scope.own(sumOverKeys(grid.presence, 1, keys, steps));
-    const nodeRows = gatherNodeRows(sums, planes, grid.axis, presenceSums, rowLevel);
+    const rowCounts = scope.own(countPresentKeys(grid.presence, keys, steps));
+    // Power is the mean over the step's container rows in the reference; averaged the same way here.
+    const nodeRows = gatherNodeRows(sums, planes, grid.axis, rowCounts, rowLevel, node.powerColumnNames.length);
     const correlations = correlate(nodeRows, grid.featureColumns);
 
     const rows =

@@ -130,7 +130,11 @@ function componentPower(
   }
   const sums = scope.zeros(axis.length);
   const counts = scope.zeros(axis.length);
-  for (const index of selected) accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), sums, counts);
+  // Series in input order with Kahan compensation: the same additions as pandas' groupby(timestamp).sum().
+  const compensation = scope.zeros(axis.length);
+  for (const index of selected) {
+    accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), sums, counts, compensation);
+  }
   const rates = scope.zeros(axis.length);
   // A decrease of the summed counter (a reset of any counter under it) repeats the previous rate, as
   // the reference's mask(<0) -> ffill -> fillna(0) does for power.
