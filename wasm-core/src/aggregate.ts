@@ -112,7 +112,11 @@ export function accumulateOnAxis(
   compensation?: F64Slice,
 ): number {
   if (timestamps.length !== values.length) throw new RangeError("accumulateOnAxis: timestamps and values differ in length");
-  if (sums.length < axis.length || counts.length < axis.length || (compensation !== undefined && compensation.length < axis.length)) {
+  if (
+    sums.length < axis.length ||
+    counts.length < axis.length ||
+    (compensation !== undefined && compensation.length < axis.length)
+  ) {
     throw new RangeError("accumulateOnAxis: sums/counts/compensation shorter than the axis");
   }
   const skipped = core().accumulateOnAxis(
