@@ -7,4 +7,11 @@ import { serveCommand } from "./serve.js";
 import { trainCommand } from "./train.js";
 
 /** Every `kepler-model` subcommand, in the order `--help` lists them. Add one line per new command file. */
-export const COMMANDS: readonly Command[] = [serveCommand, queryCommand, extractCommand, trainCommand, modelsCommand, estimateCommand];
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  queryCommand,
+  extractCommand,
+  trainCommand,
+  modelsCommand,
+  estimateCommand,
+];

@@ -10,9 +10,9 @@ import { type Command, type FlagSpec, UsageError } from "../command.js";
 const logSchema = { level: logLevelKey, format: logFormatKey };
 
 /** Every service's config keys, deduplicated by flag: the flags `serve` accepts. */
-// biome-ignore lint/suspicious/noExplicitAny: keys of every value type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- keys of every value type.
 function serviceConfigKeys(): ConfigKey<any>[] {
-  // biome-ignore lint/suspicious/noExplicitAny: see above.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above.
   const byFlag = new Map<string, ConfigKey<any>>();
   for (const key of [
     ...Object.values(logSchema),

@@ -13,7 +13,6 @@ export function createCallMiddleware(logger: Logger) {
   return async function* callMiddleware<Request, Response>(
     call: ServerMiddlewareCall<Request, Response>,
     context: CallContext,
-    // biome-ignore lint/suspicious/noConfusingVoidType: nice-grpc's ServerMiddlewareCall.next returns Response | void.
   ): AsyncGenerator<Response, Response | void, undefined> {
     const callLogger = logger.child({ rpc: call.method.path, requestId: nextRequestId++ });
     const startedMs = performance.now();

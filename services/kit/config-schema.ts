@@ -11,7 +11,7 @@ export interface ConfigKey<T> {
   readonly check?: (value: T) => string | undefined;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: keys of any value type; ConfigOf recovers each type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- keys of any value type; ConfigOf recovers each type.
 export type ConfigSchema = Record<string, ConfigKey<any>>;
 export type ConfigOf<S extends ConfigSchema> = { -readonly [K in keyof S]: S[K]["default"] };
 
@@ -33,7 +33,7 @@ export function readConfig<S extends ConfigSchema>(schema: S, env: NodeJS.Proces
   return config as ConfigOf<S>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: see ConfigSchema.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see ConfigSchema.
 function parseValue(key: ConfigKey<any>, raw: string | boolean, source: string): unknown {
   const text = String(raw);
   switch (key.type) {

@@ -8,9 +8,9 @@ import { addReflection } from "./reflection.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
-  // biome-ignore lint/suspicious/noExplicitAny: implementations are checked where they are written.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- implementations are checked where they are written.
   definition: CompatServiceDefinition & { fullName: string } & Record<string, any>;
-  // biome-ignore lint/suspicious/noExplicitAny: see above.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above.
   implementation: any;
 }
 

@@ -63,7 +63,7 @@ function roundHalfEven(value: number): number {
 // files), falling back to /proc/cpuinfo's "cpu MHz" (current only) where cpufreq is absent (VMs).
 async function readFrequencyMhz(sysRoot: string, cpus: Array<Map<string, string>>): Promise<number | undefined> {
   const cpufreq = join(sysRoot, "devices/system/cpu/cpufreq");
-  let policies: string[] = [];
+  let policies: string[];
   try {
     policies = (await readdir(cpufreq)).filter((name) => name.startsWith("policy"));
   } catch {

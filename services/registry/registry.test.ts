@@ -295,9 +295,11 @@ describe("listing and archives", () => {
 describe("WatchModels", () => {
   it("sends WATCHING first, then each publish", async () => {
     const controller = new AbortController();
-    const stream = registry.client
-      .watchModels({ pipelineName: "std", energySource: "", outputType: 0 }, { signal: controller.signal })
-      [Symbol.asyncIterator]();
+    const events = registry.client.watchModels(
+      { pipelineName: "std", energySource: "", outputType: 0 },
+      { signal: controller.signal },
+    );
+    const stream = events[Symbol.asyncIterator]();
     const first = await stream.next();
     expect(first.value?.kind).toBe(ModelEventKind.MODEL_EVENT_KIND_WATCHING);
     const archive = buildTestArchive(model("LinearRegressionTrainer", 0, 11));

@@ -14,8 +14,8 @@ export function takeRows(xPtr: usize, rows: i32, cols: i32, rowsPtr: usize, nRow
     if (load<u32>(rowsPtr + ((<usize>i) << 2)) >= <u32>rows) return ERR_DIMENSION;
   }
   for (let j = 0; j < cols; j++) {
-    const src = xPtr + (((<usize>j) * (<usize>rows)) << 3);
-    const dst = outPtr + (((<usize>j) * (<usize>nRows)) << 3);
+    const src = xPtr + ((<usize>j * <usize>rows) << 3);
+    const dst = outPtr + ((<usize>j * <usize>nRows) << 3);
     for (let i = 0; i < nRows; i++) {
       const r = <usize>load<u32>(rowsPtr + ((<usize>i) << 2));
       store<f64>(dst + ((<usize>i) << 3), load<f64>(src + (r << 3)));
@@ -36,7 +36,7 @@ export const COLUMN_STATS_WIDTH: i32 = 5;
 export function columnStats(xPtr: usize, rows: i32, cols: i32, outPtr: usize): i32 {
   if (rows < 0 || cols < 0) return ERR_DIMENSION;
   for (let j = 0; j < cols; j++) {
-    const src = xPtr + (((<usize>j) * (<usize>rows)) << 3);
+    const src = xPtr + ((<usize>j * <usize>rows) << 3);
     let minValue: f64 = Infinity;
     let maxValue: f64 = -Infinity;
     let sum: f64 = 0;
@@ -49,7 +49,7 @@ export function columnStats(xPtr: usize, rows: i32, cols: i32, outPtr: usize): i
       if (v < minValue) minValue = v;
       if (v > maxValue) maxValue = v;
     }
-    const out = outPtr + (((<usize>j) * 5) << 3);
+    const out = outPtr + ((<usize>j * 5) << 3);
     if (finite == 0) {
       store<f64>(out, NaN);
       store<f64>(out + 8, NaN);
@@ -79,7 +79,7 @@ export function columnStats(xPtr: usize, rows: i32, cols: i32, outPtr: usize): i
 export function multiplyRows(xPtr: usize, rows: i32, cols: i32, factorsPtr: usize, outPtr: usize): i32 {
   if (rows < 0 || cols < 0) return ERR_DIMENSION;
   for (let j = 0; j < cols; j++) {
-    const offset = ((<usize>j) * (<usize>rows)) << 3;
+    const offset = (<usize>j * <usize>rows) << 3;
     for (let i = 0; i < rows; i++) {
       const k = (<usize>i) << 3;
       store<f64>(outPtr + offset + k, load<f64>(xPtr + offset + k) * load<f64>(factorsPtr + k));

@@ -15,13 +15,7 @@ export const RESET_REPEAT_PREVIOUS: i32 = 1;
  * non-positive time step gives NaN. Under RESET_REPEAT_PREVIOUS a decrease repeats the previous
  * finite rate (0 when there is none), as the reference's mask(<0) -> ffill -> fillna(0).
  */
-export function counterToRate(
-  timestampsPtr: usize,
-  valuesPtr: usize,
-  n: i32,
-  outPtr: usize,
-  resetPolicy: i32,
-): i32 {
+export function counterToRate(timestampsPtr: usize, valuesPtr: usize, n: i32, outPtr: usize, resetPolicy: i32): i32 {
   if (n < 0) return ERR_DIMENSION;
   if (n == 0) return OK;
   store<f64>(outPtr, NaN);

@@ -71,7 +71,15 @@ export interface CoreExports {
   meanAbsolutePercentageError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   permutation(n: number, seed: number, outPtr: number): number;
   fitLinear(xPtr: number, rows: number, p: number, yPtr: number, design: number, positive: number, outPtr: number): number;
-  predictLinear(xPtr: number, rows: number, p: number, design: number, coefPtr: number, intercept: number, outPtr: number): number;
+  predictLinear(
+    xPtr: number,
+    rows: number,
+    p: number,
+    design: number,
+    coefPtr: number,
+    intercept: number,
+    outPtr: number,
+  ): number;
   polynomialFeatures2(xPtr: number, rows: number, p: number, outPtr: number): number;
   fitSgd(xPtr: number, rows: number, p: number, yPtr: number, paramsPtr: number, modelPtr: number): number;
   predictKnn(
@@ -102,7 +110,15 @@ export interface CoreExports {
   scaleByShare(labelPtr: number, nodePtr: number, dynamicPtr: number, n: number, outPtr: number): number;
   gatherFeatureColumns(srcPtr: number, rows: number, srcCols: number, indexPtr: number, nOut: number, outPtr: number): number;
   firstNonFinite(ptr: number, n: number): number;
-  predictWeightsLinear(xPtr: number, rows: number, p: number, scalePtr: number, weightPtr: number, bias: number, outPtr: number): number;
+  predictWeightsLinear(
+    xPtr: number,
+    rows: number,
+    p: number,
+    scalePtr: number,
+    weightPtr: number,
+    bias: number,
+    outPtr: number,
+  ): number;
   divideOrZero(xPtr: number, n: number, divisor: number, outPtr: number): number;
   clampNonNegative(ptr: number, n: number): number;
   predictTreeEnsemble(
@@ -139,8 +155,27 @@ export interface CoreExports {
     nodeCountsPtr: number,
     basePtr: number,
   ): number;
-  fitSvr(xPtr: number, rows: number, cols: number, yPtr: number, paramsPtr: number, svPtr: number, coefPtr: number, infoPtr: number): number;
-  predictSvr(svPtr: number, nSv: number, cols: number, coefPtr: number, intercept: number, gamma: number, xPtr: number, rows: number, outPtr: number): number;
+  fitSvr(
+    xPtr: number,
+    rows: number,
+    cols: number,
+    yPtr: number,
+    paramsPtr: number,
+    svPtr: number,
+    coefPtr: number,
+    infoPtr: number,
+  ): number;
+  predictSvr(
+    svPtr: number,
+    nSv: number,
+    cols: number,
+    coefPtr: number,
+    intercept: number,
+    gamma: number,
+    xPtr: number,
+    rows: number,
+    outPtr: number,
+  ): number;
   [kernel: string]: unknown;
 }
 
@@ -164,11 +199,13 @@ function instantiate(): CoreExports {
   // first call (a 1M-row fit) runs to completion unoptimised, about 2x slower. Set before compiling.
   setFlagsFromString("--no-liftoff");
   const module = new WebAssembly.Module(new Uint8Array(bytes));
-  let memory: WebAssembly.Memory | undefined;
+  // Filled in once instantiated; abort() may only run after that.
+  const instanceMemory: { current?: WebAssembly.Memory } = {};
   const imports = {
     env: {
       // AssemblyScript calls abort on a failed assertion or an out-of-bounds access: a bug, not bad input.
       abort(messagePtr: number, filePtr: number, line: number, column: number): never {
+        const memory = instanceMemory.current;
         const text = (ptr: number) => (memory && ptr ? readString(memory, ptr) : "?");
         throw new Error(`wasm-core abort: ${text(messagePtr)} at ${text(filePtr)}:${line}:${column}`);
       },
@@ -179,7 +216,7 @@ function instantiate(): CoreExports {
     },
   };
   const exports = new WebAssembly.Instance(module, imports).exports as unknown as CoreExports;
-  memory = exports.memory;
+  instanceMemory.current = exports.memory;
   return exports;
 }
 

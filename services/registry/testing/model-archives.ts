@@ -33,8 +33,7 @@ export interface TestModelSpec {
   maeWatts: number;
   /** Linear components, one per component of the source, in its order; or a KNN model. */
   model:
-    | { kind: "linear"; components: LinearComponent[] }
-    | { kind: "knn"; k: number; fitXColumns: number[][]; fitY: number[][] };
+    { kind: "linear"; components: LinearComponent[] } | { kind: "knn"; k: number; fitXColumns: number[][]; fitY: number[][] };
   /** Write weight.json (only meaningful for linear models). */
   withWeights?: boolean;
   machineSpec?: { processor: string; cores: number; chips: number; memory: number; frequency: number };

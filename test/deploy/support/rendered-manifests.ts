@@ -3,7 +3,7 @@ import { parseAllDocuments } from "yaml";
 import { REPO_ROOT } from "../../support/child-process.js";
 
 /** Untyped JSON from YAML, until validated. */
-// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are untyped JSON until validated.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests are untyped JSON until validated.
 export type Json = any;
 
 /** A rendered Kubernetes object, as plain JSON. */
