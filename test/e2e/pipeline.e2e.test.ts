@@ -6,7 +6,8 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClientError, Status } from "nice-grpc";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { ModelMetadata } from "../../services/generated/kepler/model/v1/model.js";
 import { NodeTypeMatchKind } from "../../services/generated/kepler/model/v1/model.js";
@@ -17,7 +18,12 @@ import type { ProgressEvent } from "../../services/generated/kepler/model/v1/typ
 import { IsolatorKind, OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
+import { createExtractorClient } from "../../services/extractor/client.js";
+import { createIsolatorClient } from "../../services/isolator/client.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
+import { OnlinePipelines } from "../../services/pipeline/domain/online-pipelines.js";
+import { runPipeline as runPipelineOnce } from "../../services/pipeline/domain/run-pipeline.js";
+import { createGrpcPeers } from "../../services/pipeline/grpc-peers.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { createTrainerClient } from "../../services/trainer/client.js";
 import { readGoldenCsv, recordedResponseText } from "../support/extractor-fixtures.js";
@@ -273,4 +279,160 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
       }
     });
   }
+
+  it("none isolator: a trainer the trainer service rejects mid-pipeline fails alone; every other model is published", async () => {
+    expect(minRun).toBeDefined();
+    // The unknown name sits between real trainers: the calls before and after it must be unaffected.
+    const requested = [...trainerNames.slice(0, 2), "NoSuchTrainer", ...trainerNames.slice(2)];
+    const run = await runPipeline({
+      pipelineName: "e2e_none",
+      energySources: [...SOURCES],
+      isolator: IsolatorKind.ISOLATOR_KIND_NONE,
+      dynTrainerNames: requested,
+      window: liveWindow(),
+    });
+    const pairs = SOURCES.length * FEATURE_GROUPS.length;
+    const failed = run.results.filter((r) => r.outcome === TrainOutcome.TRAIN_OUTCOME_FAILED);
+    expect(failed).toHaveLength(pairs);
+    for (const result of failed) {
+      expect(result.trainerName).toBe("NoSuchTrainer");
+      expect(result.failureReason).toMatch(/^trainer: trainer_names\[0\]: unknown trainer "NoSuchTrainer" \(known: /);
+      expect(result.publishedLocation).toBeUndefined();
+    }
+    expect(run.summary).toMatchObject({ succeededCount: pairs * trainerNames.length, failedCount: pairs });
+    expect(run.summary.nodeTypeMatch).toMatchObject({ nodeType: -1, kind: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE });
+    const failedProgress = run.progress.filter((p) => p.stage === "train" && p.message.startsWith("failed: "));
+    expect(failedProgress.map((p) => p.subject.split("/").at(-1))).toEqual(Array(pairs).fill("NoSuchTrainer"));
+
+    const models = await listModels("e2e_none");
+    expect(models).toHaveLength(pairs * trainerNames.length);
+    expect(models.every((m) => m.outputType === OutputType.OUTPUT_TYPE_DYN_POWER)).toBe(true);
+    expect([...new Set(models.map((m) => m.trainerName))].sort()).toEqual([...trainerNames].sort());
+    const metadata = JSON.parse(run.summary.metadataJson);
+    expect(metadata).toMatchObject({ name: "e2e_none", isolator: "none", abs_trainers: [], dyn_trainers: trainerNames });
+
+    // The none isolator only squeezes containers into node rows: its DynPower table is the node table, so
+    // each DynPower model matches the AbsPower model of the min run (same rows, same seeded split), to the
+    // stored two decimals.
+    const absModels = new Map(
+      (await listModels("e2e_min"))
+        .filter((m) => m.outputType === OutputType.OUTPUT_TYPE_ABS_POWER)
+        .map((m) => [`${m.location?.energySource}/${m.location?.featureGroup}/${m.modelName}`, m.maeWatts]),
+    );
+    for (const model of models) {
+      const name = `${model.location?.energySource}/${model.location?.featureGroup}/${model.modelName}`;
+      // Up to float summation order (per-container sums vs node sums): measured differences are below
+      // 1e-3 W for the curve fits and 0.005 W for XgboostFit, whose split thresholds see the last bits.
+      expect(Math.abs(model.maeWatts - (absModels.get(name) ?? Number.NaN)), name).toBeLessThanOrEqual(0.02);
+    }
+  }, 600_000);
+
+  it("online (service clock moved through the recording): trains on the first run, skips until a newer sample arrives", async () => {
+    const clients = {
+      registry: createRegistryClient(address("registry")),
+      extractor: createExtractorClient(address("extractor")),
+      isolator: createIsolatorClient(address("isolator")),
+      trainer: createTrainerClient(address("trainer")),
+    };
+    const peers = createGrpcPeers(clients);
+    // "Now" is inside the shifted recording: each run reads the 300 s before it.
+    let nowSeconds = FIRST + SHIFT + 360;
+    const online = new OnlinePipelines({
+      run: (options, gate, signal) => runPipelineOnce(options, { peers, signal }, gate),
+      nowSeconds: () => nowSeconds,
+    });
+    try {
+      const started = online.start({
+        options: {
+          pipelineName: "e2e_online",
+          energySources: ["rapl-sysfs"],
+          featureGroups: ["CounterOnly"],
+          extractor: "default",
+          isolator: "min",
+          targetHints: [],
+          backgroundHints: [],
+          absPipelineName: "",
+          absTrainerNames: ["LinearRegressionTrainer"],
+          dynTrainerNames: [],
+          seed: 0,
+          useVmMetrics: false,
+          thirdPartyMetricNames: [],
+          window: { ...liveWindow(), startTimeSeconds: 0, endTimeSeconds: 0 },
+        },
+        intervalSeconds: 0.05,
+        lookbackSeconds: 300,
+      });
+      expect(started).toMatchObject({ pipelineName: "e2e_online", running: true, intervalSeconds: 0.05, runCount: 0 });
+      await vi.waitFor(() => expect(online.get("e2e_online")?.skippedRunCount).toBeGreaterThanOrEqual(2), {
+        timeout: 60_000,
+        interval: 20,
+      });
+      expect(online.get("e2e_online")).toMatchObject({ runCount: 1, lastError: "" });
+      const first = (await listModels("e2e_online"))[0];
+      expect(first?.modelName).toBe("LinearRegressionTrainer_0");
+
+      // New samples arrive (the clock moves 60 s on): the next run trains again, on the newer window.
+      nowSeconds += 60;
+      await vi.waitFor(() => expect(online.get("e2e_online")?.runCount).toBe(2), { timeout: 60_000, interval: 20 });
+      const second = (await listModels("e2e_online"))[0];
+      expect(second?.publishedTimeSeconds).toBeGreaterThan(first?.publishedTimeSeconds ?? Number.POSITIVE_INFINITY);
+      expect(second?.maeWatts).not.toBe(first?.maeWatts);
+
+      const stopped = await online.stop("e2e_online");
+      expect(stopped).toMatchObject({ running: false, runCount: 2, lastError: "" });
+      expect(stopped.skippedRunCount).toBeGreaterThanOrEqual(2);
+      await expect(online.stop("e2e_online")).rejects.toThrow('online pipeline "e2e_online" not found');
+    } finally {
+      await online.close();
+      for (const client of Object.values(clients)) client.close();
+    }
+  }, 120_000);
+
+  it("StartOnlinePipeline / GetPipeline / ListPipelines / StopOnlinePipeline over gRPC", async () => {
+    const pipeline = createPipelineClient(address("pipeline"));
+    try {
+      const options = RunPipelineOptionsMessage.fromPartial({
+        pipelineName: "e2e_live",
+        absTrainerNames: ["LinearRegressionTrainer"],
+        window: liveWindow(),
+      });
+      const { status } = await pipeline.client.startOnlinePipeline({ options, intervalSeconds: 3600, lookbackSeconds: 0 });
+      expect(status).toMatchObject({ pipelineName: "e2e_live", running: true, intervalSeconds: 3600, runCount: 0 });
+      const again = await pipeline.client.startOnlinePipeline({ options, intervalSeconds: 3600, lookbackSeconds: 0 }).catch((e) => e);
+      expect(again).toBeInstanceOf(ClientError);
+      expect((again as ClientError).code).toBe(Status.ALREADY_EXISTS);
+      expect((again as ClientError).details).toBe('pipeline "e2e_live" already runs online: stop it first');
+
+      // The recording is a day old: the last hour of this Prometheus holds no Kepler samples.
+      await vi.waitFor(
+        async () => expect((await pipeline.client.getPipeline({ pipelineName: "e2e_live" })).online?.lastRunTimeSeconds).toBeGreaterThan(0),
+        { timeout: 60_000, interval: 50 },
+      );
+      const live = await pipeline.client.getPipeline({ pipelineName: "e2e_live" });
+      expect(live.online).toMatchObject({ running: true, runCount: 0, skippedRunCount: 0 });
+      expect(live.online?.lastError).not.toBe("");
+      expect(live.pipeline?.modelCount).toBe(0);
+
+      const listed = await pipeline.client.listPipelines({});
+      expect(listed.pipelines.map((p) => p.pipelineName)).toEqual(expect.arrayContaining(["e2e_min", "e2e_none"]));
+      expect(listed.onlinePipelines.map((p) => [p.pipelineName, p.running])).toEqual([["e2e_live", true]]);
+      const min = await pipeline.client.getPipeline({ pipelineName: "e2e_min" });
+      expect(min.pipeline?.modelCount).toBe(SOURCES.length * FEATURE_GROUPS.length * 2 * trainerNames.length);
+      expect(JSON.parse(min.pipeline?.metadataJson ?? "{}").name).toBe("e2e_min");
+      expect(min.nodeTypes.map((t) => [t.nodeType, t.members, t.spec?.processor])).toEqual([
+        [0, ["coremark-host"], MACHINE.processor],
+      ]);
+      expect(min.online).toBeUndefined();
+
+      const stopped = await pipeline.client.stopOnlinePipeline({ pipelineName: "e2e_live" });
+      expect(stopped.status).toMatchObject({ pipelineName: "e2e_live", running: false });
+      const missing = await pipeline.client.stopOnlinePipeline({ pipelineName: "e2e_live" }).catch((e) => e);
+      expect((missing as ClientError).code).toBe(Status.NOT_FOUND);
+      const unknown = await pipeline.client.getPipeline({ pipelineName: "nope" }).catch((e) => e);
+      expect((unknown as ClientError).code).toBe(Status.NOT_FOUND);
+      expect((unknown as ClientError).details).toBe('pipeline "nope" not found');
+    } finally {
+      pipeline.close();
+    }
+  }, 120_000);
 });

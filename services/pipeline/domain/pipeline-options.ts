@@ -6,8 +6,7 @@ import type { ExtractorName, IsolatorName, PipelineMachineSpec, PrometheusWindow
 
 /** Where the workload (and idle) data comes from. */
 export type PipelineData =
-  | { readonly kind: "inline"; readonly response: Uint8Array }
-  | { readonly kind: "window"; readonly window: PrometheusWindowSpec };
+  { readonly kind: "inline"; readonly response: Uint8Array } | { readonly kind: "window"; readonly window: PrometheusWindowSpec };
 
 export interface PipelineRunOptions {
   readonly pipelineName: string;

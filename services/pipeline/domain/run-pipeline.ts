@@ -134,9 +134,12 @@ export async function runPipeline(
   let succeededCount = 0;
   let failedCount = 0;
 
+  const trained = { AbsPower: new Set<string>(), DynPower: new Set<string>() };
   const record = (result: PipelineTrainerResult) => {
-    if (result.succeeded) succeededCount++;
-    else failedCount++;
+    if (result.succeeded) {
+      succeededCount++;
+      trained[result.outputType].add(result.trainerName);
+    } else failedCount++;
     deps.onResult?.(result);
   };
   const failAll = (trainers: readonly string[], target: TrainTarget, reason: string) => {
@@ -270,8 +273,9 @@ export async function runPipeline(
       pipelineName: options.pipelineName,
       isolator: options.isolator,
       extractor: options.extractor,
-      absTrainerNames: options.absTrainerNames,
-      dynTrainerNames: options.dynTrainerNames,
+      // Trainers that produced a model in this run, in the requested order.
+      absTrainerNames: options.absTrainerNames.filter((name) => trained.AbsPower.has(name)),
+      dynTrainerNames: options.dynTrainerNames.filter((name) => trained.DynPower.has(name)),
       useVmMetrics: options.useVmMetrics,
       nowSeconds: now(),
       previousText,
