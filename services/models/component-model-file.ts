@@ -2,6 +2,7 @@
 // without Python (the reference pickles sklearn objects: `<component>.pkl`, `scaler.pkl`,
 // `poly_scaler.pkl`). Format reference: docs/trainers.md "Model files".
 import { InvalidInputError } from "../domain/errors.js";
+import { parseTreeModelFile, type TreeModelFile } from "./tree-model-files.js";
 
 /** y = intercept + sum coefficients_i * x_i on scaled features (LinearRegression(positive=True)). */
 export interface LinearModelFile {
@@ -61,8 +62,9 @@ export interface CurveFitModelFile {
   parameters: number[];
 }
 
-/** Any component model file. */
-export type ComponentModelFile = LinearModelFile | PolynomialModelFile | SgdModelFile | KNeighborsModelFile | CurveFitModelFile;
+/** Any component model file (tree ensembles and SVR: tree-model-files.ts). */
+export type ComponentModelFile =
+  LinearModelFile | PolynomialModelFile | SgdModelFile | KNeighborsModelFile | CurveFitModelFile | TreeModelFile;
 
 /** scaler.json: MaxAbsScaler, x / scale per feature (scale 1 for an all-zero feature). */
 export interface MaxAbsScalerFile {
@@ -178,6 +180,10 @@ export function parseComponentModelFile(value: unknown, field = "model"): Compon
         parameters,
       };
     }
+    case "gradient_boosting":
+    case "xgboost_fit":
+    case "svr":
+      return parseTreeModelFile(value, field);
     default:
       throw new InvalidInputError(`${field}.kind`, `unknown model kind ${String(value.kind)}`);
   }

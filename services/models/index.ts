@@ -57,5 +57,23 @@ export {
   parseWeightJson,
   type WeightJson,
 } from "./weight-json.js";
+export {
+  countTreeNodes,
+  createTreeModelPredictor,
+  DEFAULT_TREE_MODEL_LIMITS,
+  fromRegressionTree,
+  type GradientBoostingModelFile,
+  parseTreeModelFile,
+  predictTreeModelFile,
+  type SvrModelFile,
+  TREE_MODEL_KINDS,
+  type TreeArrays,
+  type TreeModelFile,
+  type TreeModelLimits,
+  toRegressionTree,
+  toSvrPredictor,
+  toTreeEnsemble,
+  type XgboostFitModelFile,
+} from "./tree-model-files.js";
 export { readZip } from "./zip-reader.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";

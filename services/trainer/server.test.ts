@@ -219,8 +219,11 @@ describe("TrainerService", () => {
       const { trainers } = await peer.client.listTrainers({});
       expect(trainers.map((t) => [t.trainerName, t.modelClass, t.weightCapable])).toEqual([
         ["PolynomialRegressionTrainer", "scikit", false],
+        ["GradientBoostingRegressorTrainer", "scikit", false],
         ["KNeighborsRegressorTrainer", "scikit", false],
         ["LinearRegressionTrainer", "scikit", true],
+        ["SVRRegressorTrainer", "scikit", false],
+        ["XgboostFitTrainer", "xgboost", false],
         ["SGDRegressorTrainer", "scikit", true],
         ["LogarithmicRegressionTrainer", "curvefit", true],
         ["LogisticRegressionTrainer", "curvefit", true],

@@ -4,7 +4,7 @@
 // at 0, as the reference estimator's y[y < 0] = 0.
 import { featureGroupOf, mainFeatureIndex } from "../../domain/feature-groups.js";
 import { FailedPreconditionError } from "../../domain/errors.js";
-import type { ComponentModelFile, MaxAbsScalerFile, WeightJson } from "../../models/index.js";
+import { type ComponentModelFile, createTreeModelPredictor, type MaxAbsScalerFile, type WeightJson } from "../../models/index.js";
 import {
   applyScale,
   clampNonNegative,
@@ -74,6 +74,10 @@ function componentPredict(model: ComponentModelFile): ScaledPredict {
     }
     case "curve_fit":
       return (scaled) => predictCurve(model.function, model.parameters, scaledColumn(scaled, model.feature_index));
+    case "gradient_boosting":
+    case "xgboost_fit":
+    case "svr":
+      return createTreeModelPredictor(model);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type ModelDict,
   parseComponentModelFile,
   parseMaxAbsScalerFile,
+  predictTreeModelFile,
   readZip,
 } from "../../models/index.js";
 import {
@@ -96,5 +97,9 @@ function predictComponent(model: ComponentModelFile, x: Matrix): Float64Array {
         model.parameters,
         x.values.subarray(model.feature_index * x.rows, (model.feature_index + 1) * x.rows),
       );
+    case "gradient_boosting":
+    case "xgboost_fit":
+    case "svr":
+      return predictTreeModelFile(model, x);
   }
 }

@@ -2,16 +2,22 @@
 import { InvalidInputError, NotImplementedError } from "../../domain/errors.js";
 import { REFERENCE_TRAINER_NAMES, type ReferenceTrainerName, type TrainerImplementation } from "./trainer.js";
 import { exponentialRegressionTrainer, logarithmicRegressionTrainer, logisticRegressionTrainer } from "./trainers/curve-fit.js";
+import { gradientBoostingRegressorTrainer } from "./trainers/gradient-boosting-regressor.js";
 import { kNeighborsRegressorTrainer } from "./trainers/k-neighbors-regressor.js";
 import { linearRegressionTrainer } from "./trainers/linear-regression.js";
 import { polynomialRegressionTrainer } from "./trainers/polynomial-regression.js";
 import { sgdRegressorTrainer } from "./trainers/sgd-regressor.js";
+import { svrRegressorTrainer } from "./trainers/svr-regressor.js";
+import { xgboostFitTrainer } from "./trainers/xgboost-fit.js";
 
 const IMPLEMENTED: ReadonlyMap<ReferenceTrainerName, TrainerImplementation> = new Map(
   [
     polynomialRegressionTrainer,
+    gradientBoostingRegressorTrainer,
     kNeighborsRegressorTrainer,
     linearRegressionTrainer,
+    svrRegressorTrainer,
+    xgboostFitTrainer,
     sgdRegressorTrainer,
     logarithmicRegressionTrainer,
     logisticRegressionTrainer,

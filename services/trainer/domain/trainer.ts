@@ -43,7 +43,7 @@ export class TrainerFitError extends Error {
 export interface TrainerImplementation {
   readonly name: ReferenceTrainerName;
   /** metadata.json `model_class`. */
-  readonly modelClass: "scikit" | "curvefit";
+  readonly modelClass: "scikit" | "curvefit" | "xgboost";
   /** True when the trainer writes weight.json (Linear, SGD and the curve fits). */
   readonly weightCapable: boolean;
   /** True when a checkpoint is continued (SGD's warm start); the others refit from scratch. */

@@ -1,0 +1,101 @@
+// Parity of GradientBoostingRegressorTrainer, SVRRegressorTrainer and XgboostFitTrainer with the
+// reference kepler-model-server on its golden coremark fits (test/fixtures/trainer: sklearn 1.6.1,
+// GBR with random_state=0; XGBoost is not covered by the goldens).
+import { describe, expect, it } from "vitest";
+import {
+  type GoldenSource,
+  goldenTable,
+  goldenTestTimestamps,
+  goldenTrainerRows,
+} from "../../../../test/fixtures/trainer/fixtures.js";
+import { applyScale, takeRows } from "../../../../wasm-core/src/index.js";
+import { getColumn } from "../../../domain/data-table.js";
+import { parseComponentModelFile, parseMaxAbsScalerFile } from "../../../models/index.js";
+import { type TrainerResult, trainModels } from "../train-models.js";
+import { resolveTrainers } from "../trainer-registry.js";
+
+const TRAINERS = ["GradientBoostingRegressorTrainer", "SVRRegressorTrainer", "XgboostFitTrainer"];
+const KINDS: Record<string, string> = {
+  GradientBoostingRegressorTrainer: "gradient_boosting",
+  SVRRegressorTrainer: "svr",
+  XgboostFitTrainer: "xgboost_fit",
+};
+
+function maxRelativeDifference(ours: Float64Array, reference: ReadonlyArray<number | null>): number {
+  let worst = 0;
+  reference.forEach((r, i) => {
+    worst = Math.max(worst, Math.abs((ours[i] as number) - (r as number)) / Math.max(1, Math.abs(r as number)));
+  });
+  return worst;
+}
+
+async function trainGolden(source: GoldenSource): Promise<TrainerResult[]> {
+  const { results } = await trainModels({
+    table: goldenTable(source),
+    energySource: source,
+    featureGroup: "CounterOnly",
+    outputType: "AbsPower",
+    trainerNames: TRAINERS,
+    testTimestampsSeconds: goldenTestTimestamps(source),
+    skipPublish: true,
+  });
+  return results;
+}
+
+describe.each(["rapl-sysfs", "acpi"] as const)("tree and SVR trainers on coremark %s", (source) => {
+  const golden = goldenTrainerRows(source);
+  const reference = (trainer: string, component: string) => {
+    const row = golden.find((r) => r.trainer === trainer && r.component === component);
+    if (row === undefined) throw new Error(`no golden row for ${trainer} ${component}`);
+    return row;
+  };
+
+  it("matches the reference: GBR MAE within 5% (or lower), SVR predictions within 1e-3, XGB MAE <= GBR's + 10%", async () => {
+    const results = await trainGolden(source);
+    expect(results.map((r) => [r.trainerName, r.outcome, r.trainRowCount, r.testRowCount])).toEqual(
+      TRAINERS.map((t) => [t, "succeeded", 150, 37]),
+    );
+    const [gbr, svr, xgb] = results as [TrainerResult, TrainerResult, TrainerResult];
+    for (const component of gbr.components) {
+      const ref = reference("GradientBoostingRegressorTrainer", component.component);
+      // constant components (rapl core and uncore are all 0 W) are predicted exactly
+      if (ref.mae === 0) expect(component.maeWatts).toBe(0);
+      else expect(component.maeWatts).toBeLessThanOrEqual(ref.mae * 1.05);
+    }
+    for (const component of svr.components) {
+      const ref = reference("SVRRegressorTrainer", component.component);
+      expect(maxRelativeDifference(component.testPredictions, ref.predictions)).toBeLessThan(1e-3);
+      expect(Math.abs(component.maeWatts - ref.mae)).toBeLessThanOrEqual(ref.mae * 0.005);
+    }
+    for (const component of xgb.components) {
+      const ref = reference("GradientBoostingRegressorTrainer", component.component);
+      expect(component.maeWatts).toBeLessThanOrEqual(ref.mae * 1.1);
+    }
+  });
+
+  it("writes model files that parse back and predict the test rows exactly as fitted", async () => {
+    const results = await trainGolden(source);
+    const table = goldenTable(source);
+    const features = ["cache_miss", "cpu_cycles", "cpu_instructions"];
+    const x = { rows: table.rowCount, cols: 3, values: new Float64Array(table.rowCount * 3) };
+    features.forEach((name, j) => {
+      x.values.set(getColumn(table, name, "x"), j * table.rowCount);
+    });
+    const testRows = Uint32Array.from({ length: 37 }, (_, k) => 5 * k + 4);
+    for (const result of results) {
+      const trainer = resolveTrainers([result.trainerName])[0]!;
+      const file = (name: string) => {
+        const entry = result.archive?.files.find((f) => f.name === name);
+        if (entry === undefined) throw new Error(`${result.trainerName}: no ${name} in the archive`);
+        return JSON.parse(new TextDecoder().decode(entry.data)) as unknown;
+      };
+      const scaler = parseMaxAbsScalerFile(file("scaler.json"));
+      const xTest = takeRows(applyScale(x, Float64Array.from(scaler.scale)), testRows);
+      for (const component of result.components) {
+        const parsed = parseComponentModelFile(file(`${component.component}.json`), component.component);
+        expect(parsed.kind).toBe(KINDS[result.trainerName]);
+        expect(Array.from(trainer.predict(parsed, xTest))).toEqual(Array.from(component.testPredictions));
+      }
+    }
+  });
+});
