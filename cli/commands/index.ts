@@ -1,8 +1,10 @@
 import type { Command } from "../command.js";
 import { estimateCommand } from "./estimate.js";
 import { extractCommand } from "./extract.js";
+import { isolateCommand } from "./isolate.js";
 import { queryCommand } from "./query.js";
 import { modelsCommand } from "./models.js";
+import { pipelineCommand } from "./pipeline.js";
 import { serveCommand } from "./serve.js";
 import { trainCommand } from "./train.js";
 
@@ -12,6 +14,8 @@ export const COMMANDS: readonly Command[] = [
   queryCommand,
   extractCommand,
   trainCommand,
+  isolateCommand,
+  pipelineCommand,
   modelsCommand,
   estimateCommand,
 ];

@@ -398,14 +398,17 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
       });
       const { status } = await pipeline.client.startOnlinePipeline({ options, intervalSeconds: 3600, lookbackSeconds: 0 });
       expect(status).toMatchObject({ pipelineName: "e2e_live", running: true, intervalSeconds: 3600, runCount: 0 });
-      const again = await pipeline.client.startOnlinePipeline({ options, intervalSeconds: 3600, lookbackSeconds: 0 }).catch((e) => e);
+      const again = await pipeline.client
+        .startOnlinePipeline({ options, intervalSeconds: 3600, lookbackSeconds: 0 })
+        .catch((e) => e);
       expect(again).toBeInstanceOf(ClientError);
       expect((again as ClientError).code).toBe(Status.ALREADY_EXISTS);
       expect((again as ClientError).details).toBe('pipeline "e2e_live" already runs online: stop it first');
 
       // The recording is a day old: the last hour of this Prometheus holds no Kepler samples.
       await vi.waitFor(
-        async () => expect((await pipeline.client.getPipeline({ pipelineName: "e2e_live" })).online?.lastRunTimeSeconds).toBeGreaterThan(0),
+        async () =>
+          expect((await pipeline.client.getPipeline({ pipelineName: "e2e_live" })).online?.lastRunTimeSeconds).toBeGreaterThan(0),
         { timeout: 60_000, interval: 50 },
       );
       const live = await pipeline.client.getPipeline({ pipelineName: "e2e_live" });

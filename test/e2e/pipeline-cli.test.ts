@@ -1,0 +1,238 @@
+// `kepler-model pipeline` against all six services in one process (127.0.0.1 port 0, temporary
+// MODEL_PATH), with the recorded coremark response streamed inline; `kepler-model isolate` in-process on
+// the same recording, checked against the reference's isolate_min golden and the corrected idle profile.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../cli/main.js";
+import { silentLogger } from "../../services/kit/logger.js";
+import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
+import { readIsolatorGolden } from "../fixtures/isolator/goldens.js";
+import { extractorFixturePath, relativeError } from "../support/extractor-fixtures.js";
+
+const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
+const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
+
+let mesh: MeshHandle;
+let folder: string;
+const address = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "pipeline-cli-"));
+  const ports = Object.fromEntries(
+    ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
+  );
+  mesh = await startMesh({
+    logger: silentLogger(),
+    flags: { ...ports, "model-path": join(folder, "models"), "registry-rescan-ms": "0" },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await mesh?.close();
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+async function run(argv: string[], options: { tty?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = Object.assign(new PassThrough(), { isTTY: options.tty === true });
+  let out = "";
+  let err = "";
+  stdout.on("data", (data: Buffer) => {
+    out += data.toString();
+  });
+  stderr.on("data", (data: Buffer) => {
+    err += data.toString();
+  });
+  const code = await runCli(argv, { stdout, stderr, env: {} });
+  return { code, stdout: out, stderr: err };
+}
+
+describe("kepler-model pipeline", () => {
+  it("runs a pipeline on a saved response: plain progress lines, one row per model, the registry holds them", async () => {
+    const { code, stdout, stderr } = await run([
+      "pipeline",
+      "run",
+      "--name",
+      "cli_inline",
+      "--input",
+      COREMARK,
+      "--sources",
+      "acpi",
+      "--feature-groups",
+      "CounterOnly",
+      "--abs-trainers",
+      "LinearRegressionTrainer,KNeighborsRegressorTrainer",
+      "--dyn-trainers",
+      "LinearRegressionTrainer",
+      "--pipeline-address",
+      address("pipeline"),
+    ]);
+    expect(code).toBe(0);
+    const progress = stderr.trimEnd().split("\n");
+    expect(progress).toEqual([
+      "extract 0/2 acpi/CounterOnly/node: extracting the node table",
+      "extract 1/2 acpi/CounterOnly/node: 187 rows",
+      "train 0/3 acpi/CounterOnly/AbsPower/LinearRegressionTrainer: training LinearRegressionTrainer",
+      "publish 0/3 acpi/CounterOnly/AbsPower/LinearRegressionTrainer_0: published LinearRegressionTrainer_0",
+      "train 1/3 acpi/CounterOnly/AbsPower/LinearRegressionTrainer: trained LinearRegressionTrainer",
+      "train 1/3 acpi/CounterOnly/AbsPower/KNeighborsRegressorTrainer: training KNeighborsRegressorTrainer",
+      "publish 1/3 acpi/CounterOnly/AbsPower/KNeighborsRegressorTrainer_0: published KNeighborsRegressorTrainer_0",
+      "train 2/3 acpi/CounterOnly/AbsPower/KNeighborsRegressorTrainer: trained KNeighborsRegressorTrainer",
+      "extract 1/2 acpi/CounterOnly/container: extracting the container table",
+      "extract 2/2 acpi/CounterOnly/container: 4342 rows",
+      "isolate 0/1 acpi/CounterOnly: isolating with min",
+      "isolate 1/1 acpi/CounterOnly: 187 rows (min)",
+      "train 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer: training LinearRegressionTrainer",
+      "publish 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer_0: published LinearRegressionTrainer_0",
+      "train 3/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer: trained LinearRegressionTrainer",
+      "metadata 1/1 cli_inline: wrote metadata.json",
+    ]);
+
+    const registry = createRegistryClient(address("registry"));
+    try {
+      const { models } = await registry.client.listModels({ pipelineName: "cli_inline" });
+      const mae = (output: string, name: string) =>
+        models
+          .find((m) => m.modelName === name && m.location?.outputType === (output === "AbsPower" ? 1 : 2))!
+          .maeWatts.toFixed(2);
+      expect(stdout).toBe(
+        [
+          "source  output    feature_group  model                         mae_w  status",
+          `acpi    AbsPower  CounterOnly    LinearRegressionTrainer_0     ${mae("AbsPower", "LinearRegressionTrainer_0")}  published`,
+          `acpi    AbsPower  CounterOnly    KNeighborsRegressorTrainer_0  ${mae("AbsPower", "KNeighborsRegressorTrainer_0")}   published`,
+          `acpi    DynPower  CounterOnly    LinearRegressionTrainer_0     ${mae("DynPower", "LinearRegressionTrainer_0")}  published`,
+          "",
+          "pipeline cli_inline: 3 models published, 0 failed; metadata.json written",
+          "",
+        ].join("\n"),
+      );
+    } finally {
+      registry.close();
+    }
+  }, 120_000);
+
+  it("draws a progress bar on a terminal and reports a failed trainer with exit code 0 when others succeed", async () => {
+    const { code, stdout, stderr } = await run(
+      [
+        "pipeline",
+        "run",
+        "--name",
+        "cli_tty",
+        "--input",
+        COREMARK,
+        "--sources",
+        "rapl-sysfs",
+        "--feature-groups",
+        "CounterOnly",
+        "--abs-trainers",
+        "Nope,SGDRegressorTrainer",
+        "--pipeline-address",
+        address("pipeline"),
+      ],
+      { tty: true },
+    );
+    expect(code).toBe(0);
+    expect(stderr).toContain("\r\x1b[K[############............] train 1/2 rapl-sysfs/CounterOnly/AbsPower/Nope");
+    expect(stderr).toContain("\r\x1b[K[########################] train 2/2 rapl-sysfs/CounterOnly/AbsPower/SGDRegressorTrainer");
+    expect(stderr.endsWith("\r\x1b[K")).toBe(true);
+    expect(stdout).toMatch(
+      /^rapl-sysfs {2}AbsPower {2}CounterOnly {4}Nope {19}- {6}failed: trainer: trainer_names\[0\]: unknown trainer "Nope" \(known: /m,
+    );
+    expect(stdout).toContain("pipeline cli_tty: 1 models published, 1 failed; metadata.json written\n");
+  }, 120_000);
+
+  it("explains command-line mistakes with exit code 2", async () => {
+    const online = await run(["pipeline", "run", "--name", "x", "--input", COREMARK, "--online"]);
+    expect(online.code).toBe(2);
+    expect(online.stderr).toMatch(/^kepler-model pipeline: --online reads a live Prometheus: give --prometheus <url>\n/);
+    const neither = await run(["pipeline", "run", "--name", "x"]);
+    expect(neither.stderr).toMatch(/^kepler-model pipeline: give --input <response.json> or --prometheus <url>\n/);
+    const action = await run(["pipeline", "go"]);
+    expect(action.stderr).toMatch(/^kepler-model pipeline: expected run, stop or list\n/);
+  });
+
+  it("lists the pipelines; stopping a pipeline that does not run online is NOT_FOUND", async () => {
+    const listed = await run(["pipeline", "list", "--pipeline-address", address("pipeline")]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("cli_inline  3       0           acpi\n");
+    const stopped = await run(["pipeline", "stop", "--name", "cli_inline", "--pipeline-address", address("pipeline")]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toBe('kepler-model pipeline: NOT_FOUND: online pipeline "cli_inline" not found\n');
+  });
+});
+
+describe("kepler-model isolate", () => {
+  it("min on the recorded response equals the reference's isolate_min golden", async () => {
+    const out = join(folder, "isolated_min.csv");
+    const { code, stdout } = await run([
+      "isolate",
+      "--input",
+      COREMARK,
+      "--source",
+      "rapl-sysfs",
+      "--feature-group",
+      "CounterOnly",
+      "--isolator",
+      "min",
+      "--out",
+      out,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[0]).toBe(`wrote ${out}: 187 rows from 62 target containers (isolator min)`);
+    const ours = readTableCsv(await readFile(out, "utf8"), out);
+    const golden = readIsolatorGolden("isolate_min_rapl-sysfs_CounterOnly.csv");
+    // The golden's columns: timestamp, ours, id.
+    expect(["timestamp", ...ours.columnNames, "id"]).toEqual(golden.header);
+    let worst = 0;
+    golden.rows.forEach((fields, row) => {
+      expect(ours.timestamps[row]).toBe(Number(fields[0]));
+      ours.columnNames.forEach((_, column) => {
+        const expected = Number(fields[column + 1]);
+        // Labels are differences (power minus its minimum): compared relative to at least 1 W.
+        worst = Math.max(worst, relativeError(ours.values[column * ours.rowCount + row]!, expected));
+      });
+    });
+    expect(worst).toBeLessThan(1e-9);
+  });
+
+  it("profile with the idle recording removes the corrected idle background and never goes negative", async () => {
+    const out = join(folder, "isolated_profile.csv");
+    const { code, stdout } = await run([
+      "isolate",
+      "--input",
+      COREMARK,
+      "--source",
+      "rapl-sysfs",
+      "--feature-group",
+      "CounterOnly",
+      "--isolator",
+      "profile",
+      "--idle",
+      IDLE,
+      "--out",
+      out,
+    ]);
+    expect(code).toBe(0);
+    // The idle profile with the reference's bugs fixed, on our extractor's per-row-step watts (as
+    // services/isolator/server.test.ts): package min 101.977 W x 14.5/18 s, max 170.837 W x 14.5/15 s;
+    // the background removed is their mean, one unit.
+    const background = (line: string | undefined) => Number(/background (\S+) W$/.exec(line ?? "")?.[1]);
+    const lines = stdout.split("\n");
+    expect(lines[1]).toMatch(/^ {2}package_power {4}background /);
+    expect(background(lines[1])).toBeCloseTo(((101.97703448275821 * 14.5) / 18 + (170.8373103448278 * 14.5) / 15) / 2, 9);
+    expect(lines[2]).toBe("  core_power       background 0.0 W");
+    expect(lines[3]).toBe("  uncore_power     background 0.0 W");
+    expect(lines[5]).toMatch(/^background containers: /);
+    const table = readTableCsv(await readFile(out, "utf8"), out);
+    for (const label of ["package_power", "core_power", "uncore_power", "dram_power"]) {
+      const index = table.columnNames.indexOf(label);
+      const column = table.values.subarray(index * table.rowCount, (index + 1) * table.rowCount);
+      expect(Math.min(...column), label).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
