@@ -23,16 +23,24 @@ export type SavedResponse = Record<string, RangeSeries[]>;
 
 /**
  * Discovers the metrics with data in the window and range-queries each. Metrics are queried one after
- * another so a large window does not put many heavy queries on the server at once.
+ * another so a large window does not put many heavy queries on the server at once. With `onMetric`,
+ * each metric's series go to the callback as soon as they arrive instead of into the returned document
+ * (so a caller converting them to packed arrays never holds every metric's JSON at once).
  */
-export async function queryWindow(client: PrometheusClient, window: QueryWindow): Promise<SavedResponse> {
+export async function queryWindow(
+  client: PrometheusClient,
+  window: QueryWindow,
+  onMetric?: (name: string, series: RangeSeries[]) => void,
+): Promise<SavedResponse> {
   const names = await client.listMetricNames({ startSeconds: window.startSeconds, endSeconds: window.endSeconds });
   const wanted = [
     ...new Set([...names.filter((name) => name.startsWith(window.metricPrefix)), ...window.thirdPartyMetrics]),
   ].sort();
   const response: SavedResponse = {};
   for (const name of wanted) {
-    response[name] = await client.queryRange(name, window.startSeconds, window.endSeconds, window.stepSeconds);
+    const series = await client.queryRange(name, window.startSeconds, window.endSeconds, window.stepSeconds);
+    if (onMetric === undefined) response[name] = series;
+    else onMetric(name, series);
   }
   return response;
 }

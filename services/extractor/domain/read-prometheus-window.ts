@@ -1,6 +1,6 @@
 // The live path: a window of a running Prometheus read into a parsed response (reference
 // `kepler-model query` followed by prom_responses_to_results).
-import { type PrometheusResponse, parsePrometheusResponse } from "../../domain/prometheus-response.js";
+import { type PrometheusResponse, PrometheusResponseBuilder } from "../../domain/prometheus-response.js";
 import { type PrometheusClient, createPrometheusClient } from "../../prometheus/prometheus-client.js";
 import { type QueryWindow, type SavedResponse, queryWindow } from "../../prometheus/query-window.js";
 
@@ -18,9 +18,14 @@ export async function readSavedResponse(
   return queryWindow(client, source);
 }
 
-/** A window of a live Prometheus, parsed and validated like an inline response. */
+/**
+ * A window of a live Prometheus, parsed and validated like an inline response; each metric is packed
+ * into float64 arrays as soon as its query returns.
+ */
 export async function readPrometheusWindow(source: PrometheusSource): Promise<PrometheusResponse> {
-  return parsePrometheusResponse(await readSavedResponse(source), "prometheus");
+  const builder = new PrometheusResponseBuilder("prometheus");
+  await queryWindow(clientOf(source), source, (name, series) => builder.addMetricJson(name, series));
+  return builder.build();
 }
 
 function clientOf(source: PrometheusSource): PrometheusClient {
