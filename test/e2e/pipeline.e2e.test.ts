@@ -438,4 +438,50 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
       pipeline.close();
     }
   }, 120_000);
+
+  it("rejects requests that cannot run with INVALID_ARGUMENT naming the field, before training anything", async () => {
+    const failure = async (options: Partial<RunPipelineOptions>, inline = false) => {
+      const pipeline = createPipelineClient(address("pipeline"));
+      try {
+        const requests = (async function* () {
+          yield { content: { $case: "options" as const, value: RunPipelineOptionsMessage.fromPartial(options) } };
+          if (inline)
+            yield { content: { $case: "responseChunk" as const, value: Buffer.from(recordedResponseText("coremark")) } };
+        })();
+        for await (const response of pipeline.client.runPipeline(requests)) expect(response.content?.$case).toBe("progress");
+        return undefined;
+      } catch (error) {
+        expect(error).toBeInstanceOf(ClientError);
+        return [Status[(error as ClientError).code], (error as ClientError).details];
+      } finally {
+        pipeline.close();
+      }
+    };
+    const base = { pipelineName: "e2e_bad", absTrainerNames: ["LinearRegressionTrainer"] };
+    expect(await failure({ ...base })).toEqual([
+      "INVALID_ARGUMENT",
+      "requests[0].options.window: no data: name a live window or send the Prometheus response as response_chunk messages",
+    ]);
+    expect(await failure({ ...base, absTrainerNames: [] }, true)).toEqual([
+      "INVALID_ARGUMENT",
+      "options.abs_trainer_names: name at least one AbsPower or DynPower trainer (abs_trainer_names, dyn_trainer_names)",
+    ]);
+    expect(await failure({ ...base, pipelineName: "../escape" }, true)).toEqual([
+      "INVALID_ARGUMENT",
+      `options.pipeline_name: "../escape" is not a valid name (letters, digits, '.', '_' and '-' only)`,
+    ]);
+    expect(await failure({ ...base, featureGroups: ["BPFOnly"] }, true)).toEqual([
+      "INVALID_ARGUMENT",
+      "options.feature_groups[0]: BPFOnly is not valid for the data: some of its metrics are missing (valid: CounterOnly, CounterIRQCombined)",
+    ]);
+    expect(await failure({ ...base, energySources: ["hmc"] }, true)).toEqual([
+      "INVALID_ARGUMENT",
+      "options.energy_sources[0]: the data has no hmc power series (it has: acpi, rapl-sysfs)",
+    ]);
+    expect(await failure({ ...base, machineSpec: MACHINE }, true)).toEqual([
+      "INVALID_ARGUMENT",
+      "options.machine_id: required with machine_spec (it is stored in the node type's members)",
+    ]);
+    expect(await listModels("e2e_bad")).toEqual([]);
+  });
 });
