@@ -262,6 +262,7 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
         expect(response.modelMaeWatts).toBe(lowest);
         expect(JSON.parse(chosen?.metadataJson ?? "{}").mae).toBe(response.modelMaeWatts);
         expect(response.modelLocation).toMatchObject({ pipelineName: "e2e_min", energySource: source });
+        console.info(`Estimate ${source}: ${response.featureGroup}/${response.modelName}, MAE ${response.modelMaeWatts} W`);
         expect(response.rowCount).toBe(table.rows.length);
         expect(response.componentPowers.map((c) => c.component)).toEqual(components);
         for (const { component, powerWatts } of response.componentPowers) {
