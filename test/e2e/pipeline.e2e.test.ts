@@ -96,12 +96,13 @@ interface RunOutput {
   summary: Extract<RunPipelineResponse["content"], { $case: "summary" }>["value"];
 }
 
-async function runPipeline(options: Partial<RunPipelineOptions>): Promise<RunOutput> {
+async function runPipeline(options: Partial<RunPipelineOptions>, idle?: Buffer): Promise<RunOutput> {
   const pipeline = createPipelineClient(address("pipeline"));
   try {
     const output: Partial<RunOutput> & Pick<RunOutput, "progress" | "results"> = { progress: [], results: [] };
     const requests = (async function* () {
       yield { content: { $case: "options" as const, value: RunPipelineOptionsMessage.fromPartial(options) } };
+      if (idle !== undefined) yield { content: { $case: "idleResponseChunk" as const, value: idle } };
     })();
     for await (const response of pipeline.client.runPipeline(requests)) {
       const content = response.content;
@@ -485,4 +486,41 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     ]);
     expect(await listModels("e2e_bad")).toEqual([]);
   });
+
+  it("profile isolator with inline idle data beside a live window, and the trainer isolator over the min run's models", async () => {
+    expect(minRun).toBeDefined();
+    const common = {
+      energySources: ["rapl-sysfs"],
+      featureGroups: ["CounterOnly"],
+      dynTrainerNames: ["LinearRegressionTrainer"],
+      window: liveWindow(),
+    };
+    const profile = await runPipeline(
+      { ...common, pipelineName: "e2e_profile", isolator: IsolatorKind.ISOLATOR_KIND_PROFILE },
+      Buffer.from(recordedResponseText("idle")),
+    );
+    expect(profile.summary).toMatchObject({ succeededCount: 1, failedCount: 0 });
+    expect(profile.progress.filter((p) => p.stage === "profile").map((p) => p.message)).toEqual([
+      "building idle profiles",
+      "4 idle profiles",
+    ]);
+    expect(profile.progress.find((p) => p.stage === "isolate" && p.done === 1)?.message).toBe("187 rows (profile)");
+    expect(JSON.parse(profile.summary.metadataJson).isolator).toBe("profile");
+
+    const trainer = await runPipeline({
+      ...common,
+      pipelineName: "e2e_trainer",
+      isolator: IsolatorKind.ISOLATOR_KIND_TRAINER,
+      absPipelineName: "e2e_min",
+    });
+    expect(trainer.summary).toMatchObject({ succeededCount: 1, failedCount: 0 });
+    expect(trainer.progress.find((p) => p.stage === "isolate" && p.done === 1)?.message).toBe("187 rows (trainer)");
+    // The isolator's notices reach the summary, prefixed with the group (how many rows had a predicted
+    // background above node power depends on the AbsPower model chosen by the 0.7 correlation rule).
+    for (const notice of trainer.summary.notices) {
+      expect(notice).toMatch(
+        /^rapl-sysfs\/CounterOnly: \d+ rows had a predicted background above node power; their dynamic power was clamped at 0$/,
+      );
+    }
+  }, 120_000);
 });

@@ -5,7 +5,7 @@
 import type { DataTable } from "../../domain/data-table.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
 import type { FeatureGroupName } from "../../domain/feature-groups.js";
-import { modelNameOf, type OutputTypeName } from "../../models/index.js";
+import { failedResult, type TrainTarget } from "./failed-result.js";
 import { assignNodeType, type NodeTypeAssignment } from "./node-type-assignment.js";
 import { createPipelineMetadata } from "./pipeline-metadata.js";
 import { assertRunOptions, type PipelineData, type PipelineRunOptions } from "./pipeline-options.js";
@@ -286,33 +286,4 @@ export async function runPipeline(
     notices.push("no model was trained: metadata.json was not written");
   }
   return { ...summaryBase, metadataJson, succeededCount, failedCount, notices, skipped: false };
-}
-
-interface TrainTarget {
-  readonly energySource: EnergySource;
-  readonly featureGroup: FeatureGroupName;
-  readonly outputType: OutputTypeName;
-}
-
-function failedResult(
-  trainerName: string,
-  target: TrainTarget,
-  nodeType: number | undefined,
-  reason: string,
-): PipelineTrainerResult {
-  return {
-    trainerName,
-    nodeType: nodeType ?? -1,
-    succeeded: false,
-    failureReason: reason,
-    modelName: nodeType === undefined ? "" : modelNameOf(trainerName, nodeType),
-    ...target,
-    components: [],
-    maeWatts: 0,
-    mapePercent: 0,
-    trainRowCount: 0,
-    testRowCount: 0,
-    hasWeights: false,
-    published: false,
-  };
 }
