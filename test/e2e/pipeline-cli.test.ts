@@ -156,6 +156,34 @@ describe("kepler-model pipeline", () => {
     expect(action.stderr).toMatch(/^kepler-model pipeline: expected run, stop or list\n/);
   });
 
+  it("starts an online pipeline and stops it", async () => {
+    const pipelineAddress = ["--pipeline-address", address("pipeline")];
+    const started = await run([
+      "pipeline",
+      "run",
+      "--online",
+      "--name",
+      "cli_online",
+      "--prometheus",
+      "http://127.0.0.1:1",
+      "--interval",
+      "3600",
+      "--abs-trainers",
+      "LinearRegressionTrainer",
+      ...pipelineAddress,
+    ]);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toBe(
+      "started online pipeline cli_online: running, every 3600 s, 0 training runs, 0 skipped (no new data), last run never\n",
+    );
+    // Nothing listens on port 1: the first run fails and says why; stop waits for it to end.
+    const stopped = await run(["pipeline", "stop", "--name", "cli_online", ...pipelineAddress]);
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toMatch(
+      /^stopped online pipeline cli_online: stopped, every 3600 s, 0 training runs, 0 skipped \(no new data\), last run \d{4}-\d\d-\d\dT[\d:.]+Z, last error: extractor: /,
+    );
+  });
+
   it("lists the pipelines; stopping a pipeline that does not run online is NOT_FOUND", async () => {
     const listed = await run(["pipeline", "list", "--pipeline-address", address("pipeline")]);
     expect(listed.code).toBe(0);
