@@ -4,6 +4,8 @@ export interface FlagSpec {
   readonly description: string;
   readonly boolean?: boolean;
   readonly valueName?: string;
+  /** Other names accepted for this flag (kept for compatibility); the parsed value is stored under `name`. */
+  readonly aliases?: readonly string[];
 }
 
 /** What a command gets: its parsed flags, positional arguments and output streams. */

@@ -1,11 +1,14 @@
 import { type FlagSpec, UsageError } from "./command.js";
 
-/** Parses `--name value`, `--name=value` and boolean `--name` against the declared flags. */
+/**
+ * Parses `--name value`, `--name=value`, boolean `--name` and `--no-name` (false) against the declared flags;
+ * an alias is stored under the flag's own name.
+ */
 export function parseFlags(
   args: readonly string[],
   specs: readonly FlagSpec[],
 ): { flags: Record<string, string | boolean>; positionals: string[] } {
-  const byName = new Map(specs.map((spec) => [spec.name, spec]));
+  const byName = new Map(specs.flatMap((spec) => [spec.name, ...(spec.aliases ?? [])].map((name) => [name, spec] as const)));
   const flags: Record<string, string | boolean> = {};
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -19,15 +22,17 @@ export function parseFlags(
       continue;
     }
     const [name, inlineValue] = splitOnce(arg.slice(2));
-    const spec = byName.get(name);
+    const negated = name.startsWith("no-") && !byName.has(name) && byName.get(name.slice(3))?.boolean === true;
+    const spec = byName.get(negated ? name.slice(3) : name);
     if (spec === undefined) throw new UsageError(`unknown flag --${name}`);
     if (spec.boolean) {
-      flags[name] = inlineValue === undefined ? true : inlineValue !== "false";
+      if (negated && inlineValue !== undefined) throw new UsageError(`flag --${name} takes no value`);
+      flags[spec.name] = negated ? false : inlineValue === undefined ? true : inlineValue !== "false";
       continue;
     }
     const value = inlineValue ?? args[++i];
     if (value === undefined) throw new UsageError(`flag --${name} needs a value`);
-    flags[name] = value;
+    flags[spec.name] = value;
   }
   return { flags, positionals };
 }
@@ -41,6 +46,7 @@ function splitOnce(text: string): [string, string | undefined] {
 export function formatFlags(specs: readonly FlagSpec[]): string[] {
   return specs.map((spec) => {
     const left = spec.boolean ? `--${spec.name}` : `--${spec.name} <${spec.valueName ?? "value"}>`;
-    return `  ${left.padEnd(34)} ${spec.description}`;
+    const aliases = spec.aliases?.length ? ` (also ${spec.aliases.map((alias) => `--${alias}`).join(", ")})` : "";
+    return `  ${left.padEnd(34)} ${spec.description}${aliases}`;
   });
 }

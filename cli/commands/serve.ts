@@ -1,21 +1,27 @@
 import type { ConfigKey } from "../../services/kit/config-schema.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { createLogger } from "../../services/kit/logger.js";
+import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../../services/kit/service-addresses.js";
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
-import { startMesh } from "../../services/mesh/start-mesh.js";
+import { DEFAULT_PIPELINE_OPTIONS, type DefaultModelsEvent } from "../../services/mesh/default-models.js";
+import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
+import { grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
+import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { type Command, type FlagSpec, UsageError } from "../command.js";
 
 const logSchema = { level: logLevelKey, format: logFormatKey };
 
-/** Every service's config keys, deduplicated by flag: the flags `serve` accepts. */
+/** Every config key `serve` reads (log, launcher, each service's), deduplicated by flag, in help order. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- keys of every value type.
-function serviceConfigKeys(): ConfigKey<any>[] {
+export function serveConfigKeys(): ConfigKey<any>[] {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above.
   const byFlag = new Map<string, ConfigKey<any>>();
   for (const key of [
     ...Object.values(logSchema),
+    ...Object.values(meshConfigSchema),
     ...SERVICE_NAMES.flatMap((name) => Object.values(SERVICE_LAUNCHERS[name].configSchema)),
   ]) {
     byFlag.set(key.flag, key);
@@ -23,12 +29,64 @@ function serviceConfigKeys(): ConfigKey<any>[] {
   return [...byFlag.values()];
 }
 
+/** Prints the default training: a header, one line per trained model, nothing for other progress. */
+function defaultTrainingPrinter(stdout: NodeJS.WritableStream, modelPath: string) {
+  const { pipelineName, energySources, trainerNames } = DEFAULT_PIPELINE_OPTIONS;
+  let total = 0;
+  let done = 0;
+  return {
+    start() {
+      stdout.write(
+        `No models in ${modelPath}: training the default models (pipeline "${pipelineName}": ${energySources.join(" and ")}, ` +
+          `AbsPower and DynPower, ${trainerNames.join(" and ")}) from the bundled coremark recording. ` +
+          "Skip with --no-default-models.\n",
+      );
+    },
+    event(event: DefaultModelsEvent) {
+      if (event.kind === "progress") {
+        if (event.progress.stage === "train") total = event.progress.total;
+        return;
+      }
+      const r = event.result;
+      done += 1;
+      const count = `[${String(done).padStart(String(total).length)}/${total}]`;
+      const output = r.outputType === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower";
+      const status = r.failureReason === "" ? `MAE ${r.maeWatts.toFixed(2)} W` : `failed: ${r.failureReason}`;
+      stdout.write(
+        `  ${count} ${r.energySource.padEnd(10)} ${output} ${r.featureGroup.padEnd(18)} ${(r.modelName || r.trainerName).padEnd(26)} ${status}\n`,
+      );
+    },
+  };
+}
+
+function outcomeLine(outcome: DefaultMeshHandle["defaultModels"], modelPath: string): string[] {
+  if (outcome === undefined) return [];
+  switch (outcome.status) {
+    case "skipped":
+      return [`Serving the models in ${modelPath} (no default training: the folder already holds models).`];
+    case "trained": {
+      const { summary, elapsedMs } = outcome;
+      return [
+        `Default models ready: ${summary.succeededCount} published to pipeline "${summary.pipelineName}" in ${(elapsedMs / 1000).toFixed(1)} s` +
+          (summary.failedCount > 0 ? `, ${summary.failedCount} failed.` : "."),
+      ];
+    }
+    case "failed":
+      return [
+        `Default training failed: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`,
+        "Estimate answers FAILED_PRECONDITION until a pipeline publishes models (kepler-model pipeline run).",
+      ];
+    case "cancelled":
+      return [];
+  }
+}
+
 export const serveCommand: Command = {
   name: "serve",
-  summary: "Run the gRPC services: all six in one process, or the ones named.",
+  summary: "Run the gRPC services: all six in one process (training default models on an empty MODEL_PATH), or the ones named.",
   usage: `[${SERVICE_NAMES.join("|")} ...] [flags]`,
   get flags(): FlagSpec[] {
-    return serviceConfigKeys().map((key) => ({
+    return serveConfigKeys().map((key) => ({
       name: key.flag,
       description: `${key.description} Env ${key.env}, default ${JSON.stringify(key.default)}.`,
       boolean: key.type === "boolean",
@@ -40,21 +98,51 @@ export const serveCommand: Command = {
         throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
     }
     const logConfig = readConfig(logSchema, env, flags);
+    const { defaultModels } = readConfig(meshConfigSchema, env, flags);
+    const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
-    const mesh = await startMesh({ services: positionals as ServiceName[], env, flags, logger });
-    const lines = mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`);
-    const first = mesh.servers[0];
-    stdout.write(
-      [
-        "kepler-model services listening (gRPC, health, reflection):",
-        ...lines,
-        "",
-        `Try: grpcurl -plaintext ${first?.address ?? "127.0.0.1:8100"} list`,
-        "Stop with Ctrl-C (SIGINT) or SIGTERM.",
-        "",
-      ].join("\n"),
-    );
-    await waitForShutdownSignal(() => mesh.close(), logger);
+
+    // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
+    const abort = new AbortController();
+    const printer = defaultTrainingPrinter(stdout, modelPath);
+    const starting = startMeshWithDefaultModels({
+      services: positionals as ServiceName[],
+      env,
+      flags,
+      logger,
+      defaultModels,
+      onDefaultModelsStart: () => printer.start(),
+      onDefaultModelsEvent: (event) => printer.event(event),
+      signal: abort.signal,
+    });
+    const stopped = waitForShutdownSignal(async () => {
+      abort.abort();
+      const mesh = await starting.catch(() => undefined);
+      await mesh?.close();
+    }, logger);
+    const mesh = await starting;
+    if (!abort.signal.aborted) {
+      const estimator = mesh.servers.find((server) => server.name === "estimator");
+      const first = mesh.servers[0];
+      stdout.write(
+        [
+          ...outcomeLine(mesh.defaultModels, modelPath),
+          "",
+          "kepler-model services listening (gRPC, health, reflection):",
+          ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
+          "",
+          ...(estimator === undefined
+            ? [`Try: grpcurl -plaintext ${first?.address ?? "127.0.0.1:8100"} list`]
+            : [
+                "Estimate node power from Kepler's metrics (grpcurl reads the contract by reflection):",
+                `  ${grpcurlEstimateCommand(estimator.address)}`,
+              ]),
+          "Stop with Ctrl-C (SIGINT) or SIGTERM.",
+          "",
+        ].join("\n"),
+      );
+    }
+    await stopped;
     return 0;
   },
 };

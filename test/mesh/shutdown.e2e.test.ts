@@ -31,7 +31,16 @@ describe("graceful shutdown", () => {
       `--${name}-port`,
       "0",
     ]);
-    const serve = spawnNode(["bin/kepler-model.js", "serve", "--log-format", "json", "--log-level", "warn", ...ports]);
+    const serve = spawnNode([
+      "bin/kepler-model.js",
+      "serve",
+      "--no-default-models",
+      "--log-format",
+      "json",
+      "--log-level",
+      "warn",
+      ...ports,
+    ]);
     children.push(serve);
     await serve.waitForOutput(/Stop with Ctrl-C/);
     const addresses = [...serve.output().matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((match) => [match[1], match[2]]);
