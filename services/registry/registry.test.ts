@@ -384,12 +384,14 @@ describe("ImportPipeline (kepler-model-db layout)", () => {
     expect(names).toEqual([
       "acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
       "acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
+      "acpi_AbsPower_model_metadata.csv",
       "metadata.json",
       "node_type_index.json",
       "rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0.json",
       "rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0.zip",
       "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
       "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
+      "rapl-sysfs_AbsPower_model_metadata.csv",
     ]);
   });
 

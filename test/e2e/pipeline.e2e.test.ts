@@ -214,6 +214,16 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     expect(await readFile(join(modelPath, "e2e_min", "metadata.json"), "utf8")).toBe(minRun.summary.metadataJson);
     const index = JSON.parse(await readFile(join(modelPath, "e2e_min", "node_type_index.json"), "utf8"));
     expect(index["0"]).toMatchObject({ members: ["coremark-host"] });
+    // The per-pipeline model table: one row per published model of each source and output type.
+    for (const source of ["rapl-sysfs", "acpi"]) {
+      for (const outputType of ["AbsPower", "DynPower"]) {
+        const table = (await readFile(join(modelPath, "e2e_min", `${source}_${outputType}_model_metadata.csv`), "utf8"))
+          .trimEnd()
+          .split("\n");
+        expect(table[0]).toMatch(/^,model_name,model_class,model_file,features,fe_files,output_type,mae,mape,/);
+        expect(table).toHaveLength(1 + 2 * trainerNames.length);
+      }
+    }
   }, 600_000);
 
   for (const [source, collectorSource, csv, components] of [

@@ -3,32 +3,12 @@
 // Python's repr (shortest round-trip digits: `1.0`, `0.3333333333333333`, `1e-05`), `node_type` as an
 // integer (the reference casts it with astype(int)), NaN as an empty field.
 import type { DataTable } from "../../domain/data-table.js";
+import { formatPythonFloat } from "../../domain/python-repr.js";
+
+export { formatPythonFloat };
 
 /** Columns the reference holds as integers. */
 export const INTEGER_COLUMNS: readonly string[] = ["node_type"];
-
-/** Python's repr() of a float: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
-export function formatPythonFloat(value: number): string {
-  if (Number.isNaN(value)) return "nan";
-  if (value === Number.POSITIVE_INFINITY) return "inf";
-  if (value === Number.NEGATIVE_INFINITY) return "-inf";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  // toExponential() without digits gives the shortest digits that round-trip, like Python's repr.
-  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
-  const exponent = Number(exponentText);
-  const negative = mantissa.startsWith("-");
-  const digits = mantissa.replace("-", "").replace(".", "");
-  const sign = negative ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    const fraction = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const magnitude = Math.abs(exponent);
-    return `${sign}${fraction}e${exponent < 0 ? "-" : "+"}${magnitude < 10 ? "0" : ""}${magnitude}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
-  const fraction = digits.slice(exponent + 1);
-  return `${sign}${whole}.${fraction === "" ? "0" : fraction}`;
-}
 
 function formatTimestamp(value: number): string {
   return Number.isInteger(value) ? String(value) : formatPythonFloat(value);

@@ -3,13 +3,14 @@
 // go through here, are atomic per model (atomic-publish.ts), and are announced on `events`.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ENERGY_SOURCE_COMPONENTS, assertEnergySource } from "../../domain/energy-sources.js";
+import { ENERGY_SOURCE_COMPONENTS, assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
 import { assertPathSegment, type ModelLocation, type OutputTypeName, WEIGHT_FILE, readZip } from "../../models/index.js";
 import { NodeTypeIndex, type NodeSpec } from "../../node-types/index.js";
 import { recoverGroup, type PublishStep, temporarySuffix, writeModelFiles } from "./atomic-publish.js";
 import { type ModelEventKind, ModelEventHub } from "./model-events.js";
+import { modelTableFileName, renderModelTable } from "./model-table.js";
 import { describeStoredModel, locationKey, type StoredModel, UnservableModelError } from "./stored-model.js";
 
 export const OUTPUT_TYPE_NAMES: readonly OutputTypeName[] = ["AbsPower", "DynPower"];
@@ -294,6 +295,7 @@ export class ModelStore {
           index: this.parseIndex(location.pipelineName, indexText),
         });
       }
+      await this.writeModelTable(location);
       this.emit(options.kind ?? "published", model);
       return { model, replaced };
     });
@@ -316,7 +318,30 @@ export class ModelStore {
       await rm(join(groupPath, `${location.modelName}.json`), { force: true });
       await rm(join(groupPath, location.modelName), { recursive: true, force: true });
       this.entries.delete(key);
+      await this.writeModelTable(location);
       this.emit("removed", entry.model);
+    });
+  }
+
+  /**
+   * Rewrites the pipeline's `<source>_<OutputType>_model_metadata.csv` from the models held now.
+   * Serialised per table so a slower writer cannot replace a newer table with an older one.
+   */
+  private async writeModelTable(location: ModelLocation): Promise<void> {
+    const { pipelineName, energySource, outputType } = location;
+    const tablePath = join(this.modelPath, pipelineName, modelTableFileName(energySource, outputType));
+    await this.withLock(`table:${tablePath}`, async () => {
+      const models = this.list().filter(
+        (model) =>
+          model.location.pipelineName === pipelineName &&
+          model.location.energySource === energySource &&
+          model.location.outputType === outputType,
+      );
+      if (models.length === 0) {
+        await rm(tablePath, { force: true });
+        return;
+      }
+      await writeFileAtomically(tablePath, renderModelTable(models, componentsOf(assertEnergySource(energySource))));
     });
   }
 
