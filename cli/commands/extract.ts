@@ -39,12 +39,12 @@ export const extractCommand: Command = {
     },
     {
       name: "source",
-      valueName: "name",
+      valueName: "src",
       description: "Energy source: rapl-sysfs, rapl-msr, acpi, hmc, redfish (rapl, intel_rapl mean rapl-sysfs).",
     },
     {
       name: "feature-group",
-      valueName: "group",
+      valueName: "fg",
       description: "Feature group, e.g. CounterOnly, BPFOnly, Basic; also CgroupOnly, KubeletOnly.",
     },
     { name: "level", valueName: "node|container", description: "node (AbsPower table, default) or container (isolator input)." },

@@ -118,7 +118,7 @@ async function importPipeline(registry: Registry, flags: Flags, path: string | u
   const serverSide = flags["server-path"] === true;
   const local = resolve(path);
   const name =
-    text(flags, "name") ||
+    text(flags, "pipeline") ||
     local
       .replace(/\/+$/, "")
       .split("/")
@@ -150,7 +150,7 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
   if (pipeline === undefined) throw new UsageError("models export needs a pipeline name");
   const chunks: Buffer[] = [];
   for await (const message of registry.exportPipeline({ pipelineName: pipeline })) chunks.push(message.archiveChunk);
-  const output = text(flags, "output") || `${pipeline}.zip`;
+  const output = text(flags, "out") || `${pipeline}.zip`;
   const bytes = Buffer.concat(chunks);
   await writeFile(output, bytes);
   return `wrote ${output} (${bytes.byteLength} bytes)\n`;
@@ -161,7 +161,12 @@ export const modelsCommand: Command = {
   summary: "List, rank, import and export the registry's models (calls a running registry).",
   usage: "list|best|import <folder|zip>|export <pipeline> [flags]",
   flags: [
-    { name: "pipeline", valueName: "name", description: "Only this pipeline (list, best)." },
+    {
+      name: "pipeline",
+      aliases: ["name"],
+      valueName: "name",
+      description: "Only this pipeline (list, best); the name to import as (import; default: the folder or zip name).",
+    },
     {
       name: "source",
       valueName: "src",
@@ -172,10 +177,14 @@ export const modelsCommand: Command = {
     { name: "trainer", valueName: "name", description: "Trainer name, matched exactly (list)." },
     { name: "node-type", valueName: "N", description: "Node type (list, best)." },
     { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },
-    { name: "name", valueName: "pipeline", description: "Pipeline name to import as (default: the folder or zip name)." },
     { name: "replace", boolean: true, description: "Replace an existing pipeline of that name (import)." },
     { name: "server-path", boolean: true, description: "The path is on the registry's host; it reads it itself (import)." },
-    { name: "output", valueName: "file.zip", description: "Where to write the exported zip (default <pipeline>.zip)." },
+    {
+      name: "out",
+      aliases: ["output"],
+      valueName: "file.zip",
+      description: "Where to write the exported zip (default <pipeline>.zip).",
+    },
     {
       name: "registry-address",
       valueName: "host:port",

@@ -76,8 +76,8 @@ async function readMachineSpec(path: string): Promise<MachineSpec> {
 }
 
 async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
-  const name = text(flags, "name");
-  if (name === "") throw new UsageError("--name is required");
+  const name = text(flags, "pipeline");
+  if (name === "") throw new UsageError("--pipeline is required");
   const isolator = text(flags, "isolator") || "min";
   if (!(isolator in ISOLATORS))
     throw new UsageError(`--isolator must be one of ${Object.keys(ISOLATORS).join(", ")}, got "${isolator}"`);
@@ -98,8 +98,8 @@ async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
   if (machineSpec !== undefined && text(flags, "machine-id") === "") throw new UsageError("--machine-spec needs --machine-id");
   return RunPipelineOptions.fromPartial({
     pipelineName: name,
-    energySources: list(flags, "sources"),
-    featureGroups: list(flags, "feature-groups"),
+    energySources: list(flags, "source"),
+    featureGroups: list(flags, "feature-group"),
     isolator: ISOLATORS[isolator],
     targetHints: list(flags, "target-hints"),
     backgroundHints: list(flags, "bg-hints"),
@@ -219,9 +219,9 @@ export const pipelineCommand: Command = {
   name: "pipeline",
   summary: "Run a training pipeline on the pipeline service (extract, isolate, train, publish); stop or list online ones.",
   usage:
-    "run --name <n> (--input <response.json[.gz]> | --prometheus <url> --start <t> --end <t> [--step 3]) [flags] | stop --name <n> | list",
+    "run --pipeline <name> (--input <response.json[.gz]> | --prometheus <url> --start <t> --end <t> [--step 3]) [flags] | stop --pipeline <name> | list",
   flags: [
-    { name: "name", valueName: "n", description: "Pipeline name, e.g. std_v0.7.11." },
+    { name: "pipeline", aliases: ["name"], valueName: "name", description: "Pipeline name, e.g. std_v0.7.11." },
     { name: "input", valueName: "file", description: "Saved Prometheus response (`kepler-model query`); .gz is read too." },
     { name: "prometheus", valueName: "url", description: "A live Prometheus instead of --input, e.g. http://127.0.0.1:9090." },
     { name: "start", valueName: "t", description: "Window start: Unix seconds or ISO 8601 (with --prometheus)." },
@@ -229,11 +229,17 @@ export const pipelineCommand: Command = {
     { name: "step", valueName: "s", description: "Query step in seconds (default 3)." },
     { name: "idle", valueName: "file", description: "Saved Prometheus response of the idle node (profile isolator)." },
     {
-      name: "sources",
+      name: "source",
+      aliases: ["sources"],
       valueName: "a,b",
       description: "Energy sources, e.g. rapl-sysfs,acpi (default: every source in the data).",
     },
-    { name: "feature-groups", valueName: "a,b", description: "Feature groups (default: every group valid for the data)." },
+    {
+      name: "feature-group",
+      aliases: ["feature-groups"],
+      valueName: "a,b",
+      description: "Feature groups (default: every group valid for the data).",
+    },
     { name: "isolator", valueName: "name", description: "none, min (default), profile or trainer." },
     {
       name: "abs-trainers",
@@ -279,8 +285,8 @@ export const pipelineCommand: Command = {
     try {
       if (action === "run") return await run(pipeline.client, flags, { stdout, stderr });
       if (action === "stop") {
-        if (text(flags, "name") === "") throw new UsageError("--name is required");
-        const { status } = await pipeline.client.stopOnlinePipeline({ pipelineName: text(flags, "name") });
+        if (text(flags, "pipeline") === "") throw new UsageError("--pipeline is required");
+        const { status } = await pipeline.client.stopOnlinePipeline({ pipelineName: text(flags, "pipeline") });
         stdout.write(`stopped online pipeline ${statusLine(status!)}`);
         return 0;
       }

@@ -33,9 +33,14 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
 export const queryCommand: Command = {
   name: "query",
   summary: "Save a window of Kepler metrics from a live Prometheus as the reference's response JSON.",
-  usage: "--server <url> --out <response.json> [--start <time> --end <time> | --interval <s>] [flags]",
+  usage: "--prometheus <url> --out <response.json> [--start <time> --end <time> | --interval <s>] [flags]",
   flags: [
-    { name: "server", valueName: "url", description: "Prometheus base URL, e.g. http://127.0.0.1:9090." },
+    {
+      name: "prometheus",
+      aliases: ["server"],
+      valueName: "url",
+      description: "Prometheus base URL, e.g. http://127.0.0.1:9090.",
+    },
     { name: "out", valueName: "file", description: "Where to write the saved-response JSON." },
     { name: "start", valueName: "time", description: "Window start: Unix seconds or ISO 8601 (with --end)." },
     { name: "end", valueName: "time", description: "Window end: Unix seconds or ISO 8601 (with --start)." },
@@ -50,9 +55,9 @@ export const queryCommand: Command = {
     { name: "timeout-ms", valueName: "ms", description: "Timeout of each Prometheus request (default 60000)." },
   ],
   async run({ flags, stdout }) {
-    const server = text(flags, "server");
+    const server = text(flags, "prometheus");
     const out = text(flags, "out");
-    if (server === undefined) throw new UsageError("--server is required");
+    if (server === undefined) throw new UsageError("--prometheus is required");
     if (out === undefined) throw new UsageError("--out is required");
     const start = text(flags, "start");
     const end = text(flags, "end");
