@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   generatedBlock,
@@ -7,6 +8,8 @@ import {
   renderConfigurationTable,
   replaceGeneratedBlock,
 } from "./reference-docs.js";
+import { COMMANDS } from "./commands/index.js";
+import { runCli } from "./main.js";
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
 const STALE = "stale: run `npm run docs` and commit the result";
@@ -42,4 +45,31 @@ describe("generated docs match the code", () => {
     expect(replaceGeneratedBlock(`a\n${begin}\nold\n${end}\nb`, "x", "new")).toBe(`a\n${begin}\nnew\n${end}\nb`);
     expect(() => replaceGeneratedBlock("no markers", "x", "new")).toThrow(`missing "${begin}"`);
   });
+});
+
+describe("--help everywhere", () => {
+  async function help(argv: string[]): Promise<{ code: number; out: string }> {
+    const stdout = new PassThrough();
+    let out = "";
+    stdout.on("data", (data: Buffer) => {
+      out += data.toString();
+    });
+    const code = await runCli(argv, { stdout, stderr: new PassThrough(), env: {} });
+    return { code, out };
+  }
+
+  it("the top level lists every command", async () => {
+    const { code, out } = await help(["--help"]);
+    expect(code).toBe(0);
+    for (const command of COMMANDS) expect(out).toMatch(new RegExp(`^  ${command.name} +${command.summary.slice(0, 20)}`, "m"));
+  });
+
+  for (const command of COMMANDS) {
+    it(`kepler-model ${command.name} --help prints its usage and every flag, exit 0`, async () => {
+      const { code, out } = await help([command.name, "--help"]);
+      expect(code).toBe(0);
+      expect(out.startsWith(`Usage: kepler-model ${command.name} ${command.usage}\n\n${command.summary}\n`)).toBe(true);
+      for (const flag of [...command.flags, { name: "help" }]) expect(out).toMatch(new RegExp(`^  --${flag.name}( |$)`, "m"));
+    });
+  }
 });
