@@ -21,8 +21,10 @@ import {
 } from "../../services/mesh/estimate-example.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { createRegistryClient } from "../../services/registry/client.js";
+import { spawnNode } from "../support/child-process.js";
 
 const PORTS = Object.fromEntries(SERVICE_NAMES.map((name) => [`${name}-port`, "0"]));
+const PORT_FLAGS = SERVICE_NAMES.flatMap((name) => [`--${name}-port`, "0"]);
 const folders: string[] = [];
 const meshes: DefaultMeshHandle[] = [];
 
@@ -189,4 +191,20 @@ describe("the embedded default: npm start on an empty model folder", () => {
     expect(alone.servers.map((server) => server.name)).toEqual(["registry", "estimator"]);
     expect(alone.defaultModels).toBeUndefined();
   }, 120_000);
+});
+
+describe("kepler-model serve with the default training", () => {
+  it("SIGTERM while the default models train cancels the training and exits 0", async () => {
+    const modelPath = await emptyFolder();
+    const serve = spawnNode(["bin/kepler-model.js", "serve", "--model-path", modelPath, "--log-level", "warn", ...PORT_FLAGS]);
+    try {
+      await serve.waitForOutput(/^No models in .*: training the default models/m);
+      serve.child.kill("SIGTERM");
+      expect(await serve.exited).toBe(0);
+      expect(serve.output()).not.toContain("Default models ready");
+      expect(serve.output()).not.toContain("services listening");
+    } finally {
+      if (serve.child.exitCode === null) serve.child.kill("SIGKILL");
+    }
+  });
 });
