@@ -74,7 +74,11 @@ describe("kepler-model models / estimate", () => {
     const output = join(dir, "export.zip");
     const exported = await cli(["models", "export", "ec2-fixture", "--output", output, "--registry-address", registry.address]);
     expect(exported.code).toBe(0);
-    expect(readZip(readFileSync(output)).length).toBe(8);
+    const names = readZip(readFileSync(output)).map((entry) => entry.name);
+    // 6 model files, metadata.json, node_type_index.json and the model table of each source.
+    expect(names.length).toBe(10);
+    expect(names).toContain("acpi_AbsPower_model_metadata.csv");
+    expect(names).toContain("rapl-sysfs_AbsPower_model_metadata.csv");
   });
 
   it("estimates power with the chosen model", async () => {
