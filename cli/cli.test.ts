@@ -1,21 +1,5 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./main.js";
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (data: Buffer) => {
-    out += data.toString();
-  });
-  stderr.on("data", (data: Buffer) => {
-    err += data.toString();
-  });
-  const code = await runCli(argv, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
-}
+import { runCliCaptured as run } from "../test/support/run-cli.js";
 
 describe("kepler-model CLI", () => {
   it("lists its commands with --help", async () => {

@@ -2,25 +2,9 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { extractorFixturePath, readGoldenCsv, relativeError } from "../../test/support/extractor-fixtures.js";
-import { runCli } from "../main.js";
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (data: Buffer) => {
-    out += data.toString();
-  });
-  stderr.on("data", (data: Buffer) => {
-    err += data.toString();
-  });
-  const code = await runCli(argv, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
-}
+import { runCliCaptured as run } from "../../test/support/run-cli.js";
 
 describe("kepler-model extract", () => {
   let folder: string;

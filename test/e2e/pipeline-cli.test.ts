@@ -4,9 +4,8 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../cli/main.js";
+import { runCliCaptured } from "../support/run-cli.js";
 import { silentLogger } from "../../services/kit/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -37,19 +36,8 @@ afterAll(async () => {
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
 
-async function run(argv: string[], options: { tty?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: options.tty === true });
-  let out = "";
-  let err = "";
-  stdout.on("data", (data: Buffer) => {
-    out += data.toString();
-  });
-  stderr.on("data", (data: Buffer) => {
-    err += data.toString();
-  });
-  const code = await runCli(argv, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
+function run(argv: string[], options: { tty?: boolean } = {}) {
+  return runCliCaptured(argv, { stderrIsTty: options.tty });
 }
 
 describe("kepler-model pipeline", () => {
