@@ -6,6 +6,7 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
 
 function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
   const value = flags[name];
@@ -31,16 +32,7 @@ function renderEstimate(response: EstimateResponse): string {
     String(i),
     ...response.componentPowers.map((c) => (c.powerWatts[i] ?? 0).toFixed(3)),
   ]);
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
-  const table = all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  const table = formatTextTable(header, rows).trimEnd();
   return [
     table,
     "",

@@ -9,6 +9,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { createZip } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
@@ -28,19 +29,6 @@ function nodeTypeOf(flags: Flags): number | undefined {
   const value = Number(flags["node-type"]);
   if (!Number.isInteger(value)) throw new UsageError(`--node-type must be an integer, got "${String(flags["node-type"])}"`);
   return value;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
-  return `${all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n")}\n`;
 }
 
 const outputName = (value: OutputTypeEnum) => (value === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower");
@@ -74,7 +62,7 @@ async function list(registry: Registry, flags: Flags): Promise<string> {
     }
     pageToken = page.nextPageToken;
   } while (pageToken !== "");
-  return table(["pipeline", "source", "output", "feature_group", "model", "mae_w", "weights"], rows);
+  return formatTextTable(["pipeline", "source", "output", "feature_group", "model", "mae_w", "weights"], rows);
 }
 
 async function best(registry: Registry, flags: Flags): Promise<string> {
@@ -86,7 +74,7 @@ async function best(registry: Registry, flags: Flags): Promise<string> {
     filter: text(flags, "filter"),
     pipelineName: text(flags, "pipeline"),
   });
-  return table(
+  return formatTextTable(
     ["output", "feature_group", "model", "mae_w", "pipeline"],
     response.bestModels.map((b) => [
       outputName(b.outputType),

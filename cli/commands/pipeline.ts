@@ -21,6 +21,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Pipeline = ReturnType<typeof createPipelineClient>["client"];
@@ -136,19 +137,6 @@ function progressPrinter(stream: NodeJS.WritableStream) {
   };
 }
 
-function table(header: string[], rows: string[][]): string {
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
-  return `${all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n")}\n`;
-}
-
 function resultRow(r: TrainerResult): string[] {
   const ok = r.outcome === TrainOutcome.TRAIN_OUTCOME_SUCCEEDED;
   return [
@@ -203,7 +191,7 @@ async function run(pipeline: Pipeline, flags: Flags, io: { stdout: NodeJS.Writab
         progress.end();
         const s = content.value;
         succeeded = s.succeededCount;
-        io.stdout.write(table(["source", "output", "feature_group", "model", "mae_w", "status"], rows));
+        io.stdout.write(formatTextTable(["source", "output", "feature_group", "model", "mae_w", "status"], rows));
         io.stdout.write(`\npipeline ${s.pipelineName}: ${s.succeededCount} models published, ${s.failedCount} failed`);
         io.stdout.write(s.metadataJson === "" ? "\n" : "; metadata.json written\n");
         for (const notice of s.notices) io.stdout.write(`note: ${notice}\n`);
@@ -292,7 +280,7 @@ export const pipelineCommand: Command = {
       }
       const listed = await pipeline.client.listPipelines({});
       stdout.write(
-        table(
+        formatTextTable(
           ["pipeline", "models", "node_types", "sources"],
           listed.pipelines.map((p) => [p.pipelineName, String(p.modelCount), String(p.nodeTypeCount), p.energySources.join(",")]),
         ),

@@ -14,6 +14,7 @@ import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type TrainerResult, trainModels } from "../../services/trainer/domain/train-models.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
 
 const DEFAULT_PIPELINE = "std_v0.7.11";
 
@@ -90,9 +91,7 @@ function resultRows(result: TrainerResult): string[][] {
 
 function renderTable(rows: string[][]): string {
   const header = ["trainer", "node_type", "component", "mae_w", "mape_pct", "status"];
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
-  return `${all.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n`;
+  return formatTextTable(header, rows);
 }
 
 export const trainCommand: Command = {
