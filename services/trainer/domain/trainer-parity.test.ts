@@ -5,15 +5,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   fixturePath,
-  type GoldenSource,
   goldenTable,
   goldenTestTimestamps,
   goldenTrainerRows,
+  maxRelativeDifference,
+  trainGolden,
 } from "../../../test/fixtures/trainer/fixtures.js";
 import { getColumn } from "../../domain/data-table.js";
 import { mainFeatureIndex } from "../../domain/feature-groups.js";
 import { parseWeightJson } from "../../models/index.js";
-import { type TrainerResult, trainModels } from "./train-models.js";
 
 const TRAINERS = [
   "LinearRegressionTrainer",
@@ -27,33 +27,11 @@ const TRAINERS = [
 const FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"];
 const CURVE_FITS = new Set(["LogarithmicRegressionTrainer", "ExponentialRegressionTrainer", "LogisticRegressionTrainer"]);
 
-// The acceptance measure: max |ours - reference| / max(1, |reference|) over the test rows.
-function maxRelativeDifference(ours: Float64Array, reference: ReadonlyArray<number | null>): number {
-  let worst = 0;
-  reference.forEach((r, i) => {
-    worst = Math.max(worst, Math.abs((ours[i] as number) - (r as number)) / Math.max(1, Math.abs(r as number)));
-  });
-  return worst;
-}
-
-async function trainGolden(source: GoldenSource): Promise<TrainerResult[]> {
-  const { results } = await trainModels({
-    table: goldenTable(source),
-    energySource: source,
-    featureGroup: "CounterOnly",
-    outputType: "AbsPower",
-    trainerNames: TRAINERS,
-    testTimestampsSeconds: goldenTestTimestamps(source),
-    skipPublish: true,
-  });
-  return results;
-}
-
 describe.each(["rapl-sysfs", "acpi"] as const)("parity with the reference on coremark %s", (source) => {
   const golden = goldenTrainerRows(source);
 
   it("trains every trainer on the golden split", async () => {
-    const results = await trainGolden(source);
+    const results = await trainGolden(source, TRAINERS);
     expect(results.map((r) => [r.trainerName, r.outcome, r.trainRowCount, r.testRowCount])).toEqual(
       TRAINERS.map((t) => [t, "succeeded", 150, 37]),
     );
@@ -85,7 +63,7 @@ describe.each(["rapl-sysfs", "acpi"] as const)("parity with the reference on cor
   });
 
   it("exports weight.json that Kepler's formulas turn into our predictions (1e-9)", async () => {
-    const results = await trainGolden(source);
+    const results = await trainGolden(source, TRAINERS);
     const table = goldenTable(source);
     const timestamps = goldenTestTimestamps(source);
     const rowOf = new Map(Array.from(table.timestamps, (t, i) => [t, i]));
@@ -132,7 +110,7 @@ describe.each(["rapl-sysfs", "acpi"] as const)("parity with the reference on cor
   });
 
   it("exports the reference's LinearRegression weight.json: same scales, weights within 1e-6", async () => {
-    const results = await trainGolden(source);
+    const results = await trainGolden(source, TRAINERS);
     const linear = results.find((r) => r.trainerName === "LinearRegressionTrainer");
     const ours = parseWeightJson(new TextDecoder().decode(linear?.archive?.files.find((f) => f.name === "weight.json")?.data));
     const reference = parseWeightJson(readFileSync(fixturePath(`weights_LinearRegressionTrainer_${source}.json`), "utf8"));

@@ -3,15 +3,15 @@
 // GBR with random_state=0; XGBoost is not covered by the goldens).
 import { describe, expect, it } from "vitest";
 import {
-  type GoldenSource,
   goldenTable,
-  goldenTestTimestamps,
   goldenTrainerRows,
+  maxRelativeDifference,
+  trainGolden,
 } from "../../../../test/fixtures/trainer/fixtures.js";
 import { applyScale, takeRows } from "../../../../wasm-core/src/index.js";
 import { getColumn } from "../../../domain/data-table.js";
 import { parseComponentModelFile, parseMaxAbsScalerFile } from "../../../models/index.js";
-import { type TrainerResult, trainModels } from "../train-models.js";
+import type { TrainerResult } from "../train-models.js";
 import { resolveTrainers } from "../trainer-registry.js";
 
 const TRAINERS = ["GradientBoostingRegressorTrainer", "SVRRegressorTrainer", "XgboostFitTrainer"];
@@ -20,27 +20,6 @@ const KINDS: Record<string, string> = {
   SVRRegressorTrainer: "svr",
   XgboostFitTrainer: "xgboost_fit",
 };
-
-function maxRelativeDifference(ours: Float64Array, reference: ReadonlyArray<number | null>): number {
-  let worst = 0;
-  reference.forEach((r, i) => {
-    worst = Math.max(worst, Math.abs((ours[i] as number) - (r as number)) / Math.max(1, Math.abs(r as number)));
-  });
-  return worst;
-}
-
-async function trainGolden(source: GoldenSource): Promise<TrainerResult[]> {
-  const { results } = await trainModels({
-    table: goldenTable(source),
-    energySource: source,
-    featureGroup: "CounterOnly",
-    outputType: "AbsPower",
-    trainerNames: TRAINERS,
-    testTimestampsSeconds: goldenTestTimestamps(source),
-    skipPublish: true,
-  });
-  return results;
-}
 
 describe.each(["rapl-sysfs", "acpi"] as const)("tree and SVR trainers on coremark %s", (source) => {
   const golden = goldenTrainerRows(source);
@@ -51,7 +30,7 @@ describe.each(["rapl-sysfs", "acpi"] as const)("tree and SVR trainers on coremar
   };
 
   it("matches the reference: GBR MAE within 5% (or lower), SVR predictions within 1e-3, XGB MAE <= GBR's + 10%", async () => {
-    const results = await trainGolden(source);
+    const results = await trainGolden(source, TRAINERS);
     expect(results.map((r) => [r.trainerName, r.outcome, r.trainRowCount, r.testRowCount])).toEqual(
       TRAINERS.map((t) => [t, "succeeded", 150, 37]),
     );
@@ -74,7 +53,7 @@ describe.each(["rapl-sysfs", "acpi"] as const)("tree and SVR trainers on coremar
   });
 
   it("writes model files that parse back and predict the test rows exactly as fitted", async () => {
-    const results = await trainGolden(source);
+    const results = await trainGolden(source, TRAINERS);
     const table = goldenTable(source);
     const features = ["cache_miss", "cpu_cycles", "cpu_instructions"];
     const x = { rows: table.rowCount, cols: 3, values: new Float64Array(table.rowCount * 3) };
