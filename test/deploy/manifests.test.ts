@@ -197,6 +197,42 @@ describe("rendered Kubernetes manifests", () => {
   });
 });
 
+describe("Kepler 0.7-0.9 patches (deploy/k8s/kepler)", () => {
+  const kepler = () => renders.find((render) => render.name === KEPLER_SIDECAR_RENDER)!.objects;
+
+  it("share the estimator's socket with Kepler's exporter, which starts once the socket exists", () => {
+    const daemonSet = kepler().find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler-exporter")!;
+    const containers = daemonSet.spec.template.spec.containers as Json[];
+    const exporter = containers.find((container) => container.name === "kepler-exporter")!;
+    const estimator = findModelContainers([daemonSet])[0]!;
+    const socket = effectiveConfig(estimator, "estimator").estimatorSocket as string;
+    expect(socket, "Kepler's constant socket path").toBe("/tmp/estimator.sock");
+    expect((exporter.args as string[]).join(" ")).toContain(`until [ -e ${socket} ]`);
+    const mountOf = (container: Json) => (container.volumeMounts as Json[]).find((mount) => mount.mountPath === "/tmp");
+    expect(mountOf(exporter)?.name, "the exporter's /tmp").toBeDefined();
+    expect(mountOf(estimator.container)?.name, "one volume for both").toBe(mountOf(exporter)?.name);
+    const volume = (daemonSet.spec.template.spec.volumes as Json[]).find((v) => v.name === mountOf(exporter)?.name);
+    expect(volume?.emptyDir, "a pod-local emptyDir").toBeDefined();
+  });
+
+  it("configure Kepler for the sidecar (MODEL_CONFIG) and the regressor's model server at the registry's port", () => {
+    const config = kepler().find((object) => object.kind === "ConfigMap" && object.metadata.name === "kepler-cfm")!;
+    expect(config.data.MODEL_CONFIG).toMatch(/^NODE_COMPONENTS_ESTIMATOR=true$/m);
+    expect(config.data.MODEL_CONFIG).toMatch(/^NODE_TOTAL_ESTIMATOR=true$/m);
+    expect(config.data.MODEL_SERVER_ENABLE).toBe("true");
+    expect(config.data.MODEL_SERVER_MODEL_REQ_PATH).toBe("/model");
+    const url = new URL(config.data.MODEL_SERVER_URL as string);
+    const found = findServiceForAddress(kepler(), `${url.hostname}:${url.port}`, "kepler");
+    expect(found, `a Service for ${url.host}`).toBeDefined();
+    const targets = routeServicePort(found!.service, found!.port, findModelContainers(kepler()));
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) {
+      expect(target.container.services).toContain("registry");
+      expect(effectiveConfig(target.container, "registry").port).toBe(target.containerPort);
+    }
+  });
+});
+
 describe("gRPC health probes", () => {
   const modelPath = mkdtempSync(join(tmpdir(), "deploy-probes-"));
   afterAll(() => rmSync(modelPath, { recursive: true, force: true }));

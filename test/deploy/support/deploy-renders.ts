@@ -11,11 +11,13 @@ export interface DeployRender {
 }
 
 export const KEPLER_SIDECAR_RENDER =
-  "estimator-sidecar + Kepler DaemonSet patched with deploy/k8s/kepler/estimator-sidecar-patch.yaml";
+  "estimator-sidecar + Kepler DaemonSet and ConfigMap patched with deploy/k8s/kepler/{estimator-sidecar,model-server}-patch.yaml";
 
 /**
  * Renders every overlay, plus the Kepler sidecar patch the way a Kepler kustomization uses it: on top of
- * the estimator-sidecar overlay (for the registry) with a stand-in of Kepler's exporter DaemonSet.
+ * the estimator-sidecar overlay (for the registry) with a stand-in of Kepler's exporter DaemonSet and
+ * ConfigMap, both Kepler patches applied (they are independent: the sidecar for node models, the model
+ * server URL for the local regressor).
  */
 export function renderAll(): DeployRender[] {
   const renders: DeployRender[] = OVERLAYS.map((overlay) => ({ name: overlay, objects: renderKustomization(overlay) }));
@@ -25,7 +27,8 @@ export function renderAll(): DeployRender[] {
       join(REPO_ROOT, "test/deploy/fixtures/kepler-exporter-daemonset.yaml"),
       join(dir, "kepler-exporter-daemonset.yaml"),
     );
-    copyFileSync(join(REPO_ROOT, "deploy/k8s/kepler/estimator-sidecar-patch.yaml"), join(dir, "estimator-sidecar-patch.yaml"));
+    for (const patch of ["estimator-sidecar-patch.yaml", "model-server-patch.yaml"])
+      copyFileSync(join(REPO_ROOT, "deploy/k8s/kepler", patch), join(dir, patch));
     writeFileSync(
       join(dir, "kustomization.yaml"),
       [
@@ -38,6 +41,7 @@ export function renderAll(): DeployRender[] {
         "  - kepler-exporter-daemonset.yaml",
         "patchesStrategicMerge:",
         "  - estimator-sidecar-patch.yaml",
+        "  - model-server-patch.yaml",
         "",
       ].join("\n"),
     );
