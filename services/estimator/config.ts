@@ -17,6 +17,9 @@ const estimatorSocketKey: ConfigKey<string> = {
   flag: "estimator-socket",
   description:
     "Unix socket path for Kepler's estimator sidecar (the reference's protocol: one JSON PowerRequest per connection; Kepler dials /tmp/estimator.sock); empty: off.",
+  // Linux's sockaddr_un holds 108 bytes including the terminating NUL; a longer path fails to bind.
+  check: (path) =>
+    Buffer.byteLength(path) > 107 ? `a unix socket path is at most 107 bytes, got ${Buffer.byteLength(path)}` : undefined,
 };
 
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
