@@ -7,6 +7,7 @@ import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
 import { DEFAULT_PIPELINE_OPTIONS, type DefaultModelsEvent } from "../../services/mesh/default-models.js";
 import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
 import { grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
+import { readEstimatorConfig } from "../../services/estimator/config.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
@@ -100,6 +101,7 @@ export const serveCommand: Command = {
     const logConfig = readConfig(logSchema, env, flags);
     const { defaultModels } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
+    const { estimatorSocket } = readEstimatorConfig(env, flags);
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
 
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
@@ -130,6 +132,9 @@ export const serveCommand: Command = {
           "",
           "kepler-model services listening (gRPC, health, reflection):",
           ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
+          ...(estimator !== undefined && estimatorSocket !== ""
+            ? [`  ${"estimator".padEnd(10)} unix:${estimatorSocket} (Kepler's estimator sidecar protocol)`]
+            : []),
           "",
           ...(estimator === undefined
             ? [`Try: grpcurl -plaintext ${first?.address ?? "127.0.0.1:8100"} list`]

@@ -1,5 +1,6 @@
-// Python's text forms of values, for files the reference writes with pandas (CSV) so that ours
-// read the same: used by the extractor's CSV tables and the registry's per-pipeline model table.
+// Python's text forms of values, for text the reference writes with pandas (CSV) or json.dumps so that
+// ours reads the same: the extractor's CSV tables, the registry's per-pipeline model table and the
+// estimator socket's responses.
 
 /** Python's repr() of a float: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
 export function formatPythonFloat(value: number): string {
@@ -27,4 +28,9 @@ export function formatPythonFloat(value: number): string {
 /** Python's repr() of a list of strings, as pandas writes a list cell: `['a', 'b']`. */
 export function formatPythonStringList(values: readonly string[]): string {
   return `[${values.map((value) => `'${value.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`).join(", ")}]`;
+}
+
+/** Python's json.dumps() of a string (ensure_ascii): anything outside printable ASCII becomes `\uXXXX`. */
+export function formatPythonJsonString(value: string): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -10,12 +10,25 @@ const machineSpecKey: ConfigKey<string> = {
     "JSON file with this host's machine spec ({processor, cores, chips, memory, frequency}, the reference's spec.json), used when a request has none; empty: discover it from /proc and /sys.",
 };
 
+const estimatorSocketKey: ConfigKey<string> = {
+  type: "string",
+  default: "",
+  env: "KEPLER_MODEL_ESTIMATOR_SOCKET",
+  flag: "estimator-socket",
+  description:
+    "Unix socket path for Kepler's estimator sidecar (the reference's protocol: one JSON PowerRequest per connection; Kepler dials /tmp/estimator.sock); empty: off.",
+  // Linux's sockaddr_un holds 108 bytes including the terminating NUL; a longer path fails to bind.
+  check: (path) =>
+    Buffer.byteLength(path) > 107 ? `a unix socket path is at most 107 bytes, got ${Buffer.byteLength(path)}` : undefined,
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
   port: portKey("estimator"),
   registryAddress: peerAddressKey("registry"),
   machineSpecFile: machineSpecKey,
+  estimatorSocket: estimatorSocketKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

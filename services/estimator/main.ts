@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
+import { type GrpcServerHandle, type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { discoverMachineSpec } from "../node-types/index.js";
@@ -12,6 +12,7 @@ import type { MachineDescription } from "./domain/loaded-model.js";
 import { ModelCache } from "./domain/model-cache.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
 import { watchRegistry } from "./registry-watch.js";
+import { type EstimatorSocketHandle, type EstimatorSocketLimits, startEstimatorSocket } from "./estimator-socket.js";
 import { createEstimatorService } from "./server.js";
 
 // The first WatchModels attempt is awaited this long at most, so a slow registry cannot stall start-up.
@@ -45,37 +46,67 @@ async function ownMachine(path: string): Promise<MachineDescription> {
   };
 }
 
-/** Starts the estimator: models come from the registry at registryAddress, reloaded on WatchModels events. */
-export async function startEstimator(config: EstimatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+/** Optional settings tests use to shorten the socket's limits. */
+export interface EstimatorDeps {
+  logger: Logger;
+  socketLimits?: Partial<EstimatorSocketLimits>;
+}
+
+/**
+ * Starts the estimator: models come from the registry at registryAddress, reloaded on WatchModels
+ * events; gRPC always, and Kepler's unix socket when config.estimatorSocket is set. Health is
+ * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
+ */
+export async function startEstimator(config: EstimatorConfig, deps: EstimatorDeps): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
   const registry = createRegistryClient(config.registryAddress);
   const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
-  const watch = watchRegistry(registry, estimator, logger);
+  let registryReachable = false;
+  let grpc: GrpcServerHandle | undefined;
+  const isReady = () => registryReachable || estimator.holdsModel();
+  const watch = watchRegistry(registry, estimator, logger, (reachable) => {
+    if (reachable !== registryReachable)
+      logger.info({ registry: config.registryAddress, reachable }, "registry reachability changed");
+    registryReachable = reachable;
+    grpc?.setServing(isReady());
+  });
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([watch.firstAttempt, new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_START_WAIT_MS)))]);
   clearTimeout(timer);
-  let handle: ServerHandle;
+  let socket: EstimatorSocketHandle | undefined;
   try {
-    handle = await startGrpcServer({
+    grpc = await startGrpcServer({
       serviceName: "estimator",
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      serving: isReady(),
       services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
     });
+    if (config.estimatorSocket !== "") {
+      socket = await startEstimatorSocket({
+        path: config.estimatorSocket,
+        estimate: (input) => estimator.estimate(input),
+        logger,
+        limits: deps.socketLimits,
+      });
+    }
   } catch (error) {
     watch.stop();
+    await grpc?.close();
     registry.close();
     throw error;
   }
-  logger.info({ registry: config.registryAddress, machine }, "estimator ready");
+  const handle = grpc;
+  logger.info({ registry: config.registryAddress, machine, socket: config.estimatorSocket || undefined }, "estimator ready");
   return {
     name: handle.name,
     address: handle.address,
     port: handle.port,
     async close() {
       watch.stop();
+      await socket?.close();
       await handle.close();
       registry.close();
     },

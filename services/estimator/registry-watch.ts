@@ -17,11 +17,15 @@ export interface RegistryWatch {
 const MIN_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5000;
 
-/** Watches the registry and reloads affected models on each event. */
+/**
+ * Watches the registry and reloads affected models on each event. `onConnectivity` hears true when the
+ * stream opens and false whenever it breaks or fails to open: the estimator's readiness follows it.
+ */
 export function watchRegistry<P>(
   registry: PeerClient<typeof RegistryServiceDefinition>,
   estimator: Estimator<P>,
   logger: DomainLogger,
+  onConnectivity: (reachable: boolean) => void = () => {},
 ): RegistryWatch {
   const controller = new AbortController();
   let settleFirst: () => void = () => {};
@@ -51,6 +55,7 @@ export function watchRegistry<P>(
         )) {
           if (event.kind === ModelEventKind.MODEL_EVENT_KIND_WATCHING) {
             backoff = MIN_BACKOFF_MS;
+            onConnectivity(true);
             if (connections++ > 0) await estimator.reloadAll();
             settleFirst();
             continue;
@@ -67,6 +72,7 @@ export function watchRegistry<P>(
         if (controller.signal.aborted) break;
         logger.warn({ reason: (error as Error).message, retryMs: backoff }, "registry watch broken");
       }
+      onConnectivity(false);
       settleFirst();
       await sleep(backoff);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

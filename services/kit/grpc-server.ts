@@ -25,6 +25,8 @@ export interface GrpcServerOptions {
   limits?: MessageLimits;
   /** How long shutdown waits for in-flight calls before cancelling them. */
   shutdownGraceMs?: number;
+  /** Health status at start (default true: SERVING); change it later with the handle's setServing. */
+  serving?: boolean;
 }
 
 /** A running server: the bound port and a graceful close. */
@@ -36,11 +38,18 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
+/** A server started by startGrpcServer: also sets its grpc.health.v1 status (for "" and each service). */
+export interface GrpcServerHandle extends ServerHandle {
+  /** SERVING or NOT_SERVING, e.g. while a service cannot do its work; ignored once closing. */
+  setServing(serving: boolean): void;
+}
+
 /**
- * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for ""),
- * reflection v1 + v1alpha, explicit message limits, error mapping and per-call logging.
+ * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for "" unless
+ * options.serving is false), reflection v1 + v1alpha, explicit message limits, error mapping and
+ * per-call logging.
  */
-export async function startGrpcServer(options: GrpcServerOptions): Promise<ServerHandle> {
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const logger = options.logger.child({ service: options.serviceName });
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
   const withCalls = server.with(createCallMiddleware(logger));
@@ -53,11 +62,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   addReflection(server, names);
 
   const port = await server.listen(`${options.host}:${options.port}`);
-  for (const name of ["", ...names]) health.setStatus("healthy", name);
+  let closing: Promise<void> | undefined;
+  const setServing = (serving: boolean) => {
+    if (closing !== undefined) return;
+    for (const name of ["", ...names]) health.setStatus(serving ? "healthy" : "unhealthy", name);
+  };
+  setServing(options.serving ?? true);
   const address = `${options.host}:${port}`;
   logger.info({ address, services: names }, "listening");
 
-  let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       for (const name of ["", ...names]) health.setStatus("unhealthy", name);
@@ -76,5 +89,5 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
     })();
     return closing;
   };
-  return { name: options.serviceName, address, port, close };
+  return { name: options.serviceName, address, port, close, setServing };
 }

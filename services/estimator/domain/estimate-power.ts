@@ -153,6 +153,11 @@ export class Estimator<P> {
     );
   }
 
+  /** Whether the cache holds any model (or one being loaded), so estimates need not reach the registry. */
+  holdsModel(): boolean {
+    return this.cache.size > 0;
+  }
+
   /** Reloads every cached model (after reconnecting to the registry, events may have been missed). */
   async reloadAll(): Promise<void> {
     await this.cache.refresh();

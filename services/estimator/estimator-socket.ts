@@ -1,0 +1,189 @@
+// The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
+// one JSON PowerRequest per connection, one response written at once, then the socket is ended.
+// Parsing and encoding live in domain/; this file only moves bytes and applies the limits.
+import { lstat, unlink } from "node:fs/promises";
+import { type Server, type Socket, connect, createServer } from "node:net";
+import { FailedPreconditionError, InvalidInputError, NotFoundError, UnavailableError } from "../domain/errors.js";
+import type { DomainLogger } from "../kit/logger.js";
+import type { EstimateInput } from "./domain/estimate-power.js";
+import { JsonObjectFraming } from "./domain/json-object-framing.js";
+import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";
+import { type KeplerPowers, encodeErrorResponse, encodePowerResponse } from "./domain/kepler-power-response.js";
+
+/** Limits of the socket; the defaults suit Kepler, tests shorten them. */
+export interface EstimatorSocketLimits {
+  /** A request larger than this gets an error response (Kepler's largest is a few hundred kB). */
+  maxRequestBytes: number;
+  /** A client that has not sent a whole request by then is disconnected. */
+  idleTimeoutMs: number;
+  /** Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs. */
+  estimateDeadlineMs: number;
+}
+
+export const DEFAULT_ESTIMATOR_SOCKET_LIMITS: EstimatorSocketLimits = {
+  maxRequestBytes: 4 * 1024 * 1024,
+  idleTimeoutMs: 10_000,
+  estimateDeadlineMs: 5_000,
+};
+
+export interface EstimatorSocketOptions {
+  path: string;
+  /** Predicts with the estimator's cache (the same one gRPC Estimate uses). */
+  estimate: (input: EstimateInput) => Promise<KeplerPowers>;
+  logger: DomainLogger;
+  limits?: Partial<EstimatorSocketLimits>;
+}
+
+/** A listening socket; close() stops it, drops open connections and removes the socket file. */
+export interface EstimatorSocketHandle {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+const EXPECTED_ERRORS = [InvalidInputError, FailedPreconditionError, NotFoundError, UnavailableError];
+
+/** Whether something accepts connections on `path` (a live server, not a stale file). */
+function isAnswering(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+/** Removes a stale socket file left by a crashed estimator; refuses to take over a live one or a non-socket. */
+async function clearStaleSocket(path: string): Promise<void> {
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing === undefined) return;
+  if (!existing.isSocket())
+    throw new InvalidInputError("--estimator-socket", `${path} exists and is not a socket; not replacing it`);
+  if (await isAnswering(path))
+    throw new FailedPreconditionError(
+      `--estimator-socket: another server is listening on ${path}; stop it or choose another path`,
+    );
+  await unlink(path);
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new UnavailableError("estimator", `no estimate within ${ms} ms (model registry slow or unreachable)`)),
+      ms,
+    );
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Starts listening on `options.path` (see the file comment). */
+export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {
+  const limits = { ...DEFAULT_ESTIMATOR_SOCKET_LIMITS, ...options.limits };
+  const { logger, path } = options;
+  await clearStaleSocket(path);
+  const connections = new Set<Socket>();
+
+  /** The response text for one complete request. */
+  async function answer(requestText: string): Promise<string> {
+    let request: unknown;
+    try {
+      request = JSON.parse(requestText);
+    } catch (error) {
+      return encodeErrorResponse(`request: not valid JSON (${(error as Error).message})`, 0);
+    }
+    const rowCount = declaredRowCount(request);
+    const started = Date.now();
+    try {
+      const input = decodeKeplerPowerRequest(request);
+      const powers = await withDeadline(options.estimate(input), limits.estimateDeadlineMs);
+      const encoded = encodePowerResponse(powers);
+      logger.debug(
+        { rows: rowCount, bytes: encoded.text.length, precision: encoded.precision, ms: Date.now() - started },
+        "socket estimate",
+      );
+      return encoded.text;
+    } catch (error) {
+      if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
+        logger.warn({ rows: rowCount, reason: (error as Error).message }, "socket estimate failed");
+        return encodeErrorResponse((error as Error).message, rowCount);
+      }
+      logger.error({ rows: rowCount, err: error }, "socket estimate failed unexpectedly");
+      return encodeErrorResponse("internal error: see the estimator log", rowCount);
+    }
+  }
+
+  function handle(socket: Socket): void {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+    socket.on("error", (error) => logger.debug({ reason: error.message }, "socket client error"));
+    const framing = new JsonObjectFraming();
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let done = false;
+    const respond = (text: string) => {
+      done = true;
+      // One write then FIN: Kepler reads once. Later bytes from the client are read and dropped, and a
+      // client that never closes its side is dropped after the idle timeout.
+      socket.setTimeout(limits.idleTimeoutMs);
+      if (!socket.destroyed) socket.end(text);
+    };
+    socket.on("timeout", () => {
+      logger.debug({ received, idleTimeoutMs: limits.idleTimeoutMs }, "socket client idle; closing");
+      socket.destroy();
+    });
+    socket.setTimeout(limits.idleTimeoutMs);
+    socket.on("data", (chunk: Buffer) => {
+      if (done) return;
+      received += chunk.length;
+      if (received > limits.maxRequestBytes) {
+        // A request this large holds many rows: answer with the many-row error shape.
+        respond(encodeErrorResponse(`request: larger than the ${limits.maxRequestBytes}-byte limit`, 2));
+        return;
+      }
+      chunks.push(chunk);
+      const state = framing.push(chunk);
+      if (state.kind === "incomplete") return;
+      done = true;
+      socket.setTimeout(0);
+      if (state.kind === "malformed") {
+        respond(encodeErrorResponse(`request: not valid JSON (${state.reason})`, 0));
+        return;
+      }
+      const text = Buffer.concat(chunks).subarray(0, state.end).toString("utf8");
+      void answer(text).then(respond);
+    });
+    socket.on("end", () => {
+      if (!done) respond(encodeErrorResponse("request: the connection ended before a whole JSON object was sent", 0));
+    });
+  }
+
+  const server: Server = createServer({ allowHalfOpen: true }, handle);
+  // Kepler makes its calls one after another; this only bounds a misbehaving client.
+  server.maxConnections = 64;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (error) => logger.error({ err: error }, "estimator socket error"));
+  logger.info({ path }, "estimator socket listening");
+
+  let closing: Promise<void> | undefined;
+  return {
+    path,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of connections) socket.destroy();
+        await closed;
+        // net removes the file when it closes a server it bound; this covers a file that lingers anyway.
+        await unlink(path).catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}
