@@ -145,6 +145,7 @@ export class ModelStore {
           for (const featureGroup of await listDirectories(outputPath)) {
             const groupPath = join(outputPath, featureGroup);
             if (initial) {
+              // recoverGroup reports instead of throwing: a damaged journal must never stop the server.
               for (const action of await recoverGroup(groupPath))
                 this.deps.logger.warn({ groupPath, action }, "recovered an interrupted publish");
             }
