@@ -75,5 +75,6 @@ export {
   toTreeEnsemble,
   type XgboostFitModelFile,
 } from "./tree-model-files.js";
-export { readZip } from "./zip-reader.js";
+export { DEFAULT_ZIP_LIMITS, readZip, type ZipLimits } from "./zip-reader.js";
+export { zipFolderTree } from "./zip-folder.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";
