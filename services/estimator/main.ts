@@ -46,11 +46,17 @@ async function ownMachine(path: string): Promise<MachineDescription> {
 }
 
 /** Starts the estimator: models come from the registry at registryAddress, reloaded on WatchModels events. */
-export async function startEstimator(config: EstimatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startEstimator(
+  config: Omit<EstimatorConfig, "modelCacheEntries"> & Partial<Pick<EstimatorConfig, "modelCacheEntries">>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
   const registry = createRegistryClient(config.registryAddress);
-  const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
+  const estimator = new Estimator(
+    new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
+    machine,
+  );
   const watch = watchRegistry(registry, estimator, logger);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([watch.firstAttempt, new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_START_WAIT_MS)))]);
