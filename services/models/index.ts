@@ -31,6 +31,7 @@ export {
 export {
   assertPathSegment,
   checkpointPath,
+  MAX_NAME_LENGTH,
   type ModelGroup,
   type ModelLocation,
   modelFolderPath,
