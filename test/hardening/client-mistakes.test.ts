@@ -24,6 +24,9 @@ import { createTrainerClient } from "../../services/trainer/client.js";
 import { readTrainerConfig } from "../../services/trainer/config.js";
 import { startTrainer } from "../../services/trainer/main.js";
 import { createZip } from "../../services/models/index.js";
+import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
+import { createPipelineClient } from "../../services/pipeline/client.js";
+import { startPipeline } from "../../services/pipeline/main.js";
 
 const LONG = "p".repeat(300);
 const LONG_REASON = `"${"p".repeat(40)}..." has 300 characters; at most 128 are accepted`;
@@ -32,11 +35,13 @@ let dir: string;
 let registryHandle: ServerHandle;
 let trainerHandle: ServerHandle;
 let extractorHandle: ServerHandle;
+let pipelineHandle: ServerHandle;
 let prometheus: Server;
 let prometheusUrl: string;
 let registry: ReturnType<typeof createRegistryClient>;
 let trainer: ReturnType<typeof createTrainerClient>;
 let extractor: ReturnType<typeof createExtractorClient>;
+let pipeline: ReturnType<typeof createPipelineClient>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "mistakes-"));
@@ -46,6 +51,18 @@ beforeAll(async () => {
   );
   trainerHandle = await startTrainer(
     { ...readTrainerConfig({}), host: "127.0.0.1", port: 0, modelPath: join(dir, "trained"), registryAddress: "" },
+    { logger: silentLogger() },
+  );
+  // Its peers are never reached: options are checked first.
+  pipelineHandle = await startPipeline(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      registryAddress: registryHandle.address,
+      extractorAddress: "127.0.0.1:1",
+      isolatorAddress: "127.0.0.1:1",
+      trainerAddress: trainerHandle.address,
+    },
     { logger: silentLogger() },
   );
   extractorHandle = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000 }, { logger: silentLogger() });
@@ -61,11 +78,14 @@ beforeAll(async () => {
   registry = createRegistryClient(registryHandle.address);
   trainer = createTrainerClient(trainerHandle.address);
   extractor = createExtractorClient(extractorHandle.address);
+  pipeline = createPipelineClient(pipelineHandle.address);
 });
 afterAll(async () => {
   registry.close();
   trainer.close();
   extractor.close();
+  pipeline.close();
+  await pipelineHandle.close();
   await Promise.all([registryHandle.close(), trainerHandle.close(), extractorHandle.close()]);
   await new Promise((resolve) => prometheus.close(resolve));
   await rm(dir, { recursive: true, force: true });
@@ -129,6 +149,31 @@ describe("300-character names (ENAMETOOLONG before) are INVALID_ARGUMENT naming 
       details: `header.pipeline_name: ${LONG_REASON}`,
     });
     expect((await readdir(join(dir, "models"))).filter((name) => !name.startsWith("."))).toEqual([]);
+  });
+
+  it("RunPipeline and StartOnlinePipeline pipeline_name", async () => {
+    const window = {
+      baseUrl: "http://127.0.0.1:1",
+      startTimeSeconds: 1_700_000_000,
+      endTimeSeconds: 1_700_000_060,
+      stepSeconds: 3,
+      thirdPartyMetricNames: [],
+      metricPrefix: "",
+    };
+    const options = RunPipelineOptions.fromPartial({ pipelineName: LONG, energySources: ["acpi"], window });
+    const run = pipeline.client.runPipeline(
+      (async function* () {
+        yield { content: { $case: "options" as const, value: options } };
+      })(),
+    );
+    expect(await failure(run)).toEqual({
+      code: Status.INVALID_ARGUMENT,
+      details: `options.pipeline_name: ${LONG_REASON}`,
+    });
+    expect(await failure(pipeline.client.startOnlinePipeline({ options, intervalSeconds: 60, lookbackSeconds: 60 }))).toEqual({
+      code: Status.INVALID_ARGUMENT,
+      details: `options.pipeline_name: ${LONG_REASON}`,
+    });
   });
 
   it("Train pipeline_name", async () => {
