@@ -1,12 +1,12 @@
 // `kepler-model models list|best|import|export`: the registry's models from the command line.
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { ClientError, Status } from "nice-grpc";
 import type { OutputType as OutputTypeEnum } from "../../services/generated/kepler/model/v1/types.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { peerAddressKey } from "../../services/kit/service-addresses.js";
-import { createZip } from "../../services/models/index.js";
+import { zipFolderTree } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
@@ -86,24 +86,8 @@ async function best(registry: Registry, flags: Flags): Promise<string> {
   );
 }
 
-// Zips a local pipeline folder (paths relative to it) so it can be streamed.
-async function zipFolder(folder: string): Promise<Buffer> {
-  const files: Array<{ name: string; data: Uint8Array }> = [];
-  const walk = async (path: string): Promise<void> => {
-    for (const entry of (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (entry.name.startsWith(".")) continue;
-      const full = join(path, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else files.push({ name: relative(folder, full), data: await readFile(full) });
-    }
-  };
-  await walk(folder);
-  return createZip(files);
-}
-
 async function importPipeline(registry: Registry, flags: Flags, path: string | undefined): Promise<string> {
   if (path === undefined) throw new UsageError("models import needs a pipeline folder or zip");
-  const serverSide = flags["server-path"] === true;
   const local = resolve(path);
   const name =
     text(flags, "pipeline") ||
@@ -113,13 +97,14 @@ async function importPipeline(registry: Registry, flags: Flags, path: string | u
       .pop()
       ?.replace(/\.zip$/, "") ||
     "";
-  const bytes = serverSide ? Buffer.alloc(0) : (await stat(local)).isDirectory() ? await zipFolder(local) : await readFile(local);
+  // The registry reads nothing from its own disk for a client: the zip is always streamed.
+  const bytes = (await stat(local)).isDirectory() ? await zipFolderTree(local) : await readFile(local);
   const response = await registry.importPipeline(
     (async function* () {
       yield {
         content: {
           $case: "header" as const,
-          value: { pipelineName: name, serverPath: serverSide ? path : "", replace: flags.replace === true },
+          value: { pipelineName: name, serverPath: "", replace: flags.replace === true },
         },
       };
       for (let offset = 0; offset < bytes.byteLength; offset += 1024 * 1024) {
@@ -166,7 +151,6 @@ export const modelsCommand: Command = {
     { name: "node-type", valueName: "N", description: "Node type (list, best)." },
     { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },
     { name: "replace", boolean: true, description: "Replace an existing pipeline of that name (import)." },
-    { name: "server-path", boolean: true, description: "The path is on the registry's host; it reads it itself (import)." },
     {
       name: "out",
       aliases: ["output"],

@@ -1,4 +1,5 @@
 import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { DEFAULT_MODEL_CACHE_ENTRIES } from "./domain/model-cache.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
 
 const machineSpecKey: ConfigKey<string> = {
@@ -22,6 +23,16 @@ const estimatorSocketKey: ConfigKey<string> = {
     Buffer.byteLength(path) > 107 ? `a unix socket path is at most 107 bytes, got ${Buffer.byteLength(path)}` : undefined,
 };
 
+const modelCacheEntriesKey: ConfigKey<number> = {
+  type: "integer",
+  default: DEFAULT_MODEL_CACHE_ENTRIES,
+  env: "KEPLER_MODEL_ESTIMATOR_CACHE_ENTRIES",
+  flag: "estimator-cache-entries",
+  description:
+    "Most distinct model queries (features, source, output type, trainer, filter, pipeline, machine) the estimator keeps a loaded model for; the least recently used is evicted.",
+  check: (value) => (value > 0 ? undefined : `expected a positive integer, got ${value}`),
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
@@ -29,6 +40,7 @@ export const estimatorConfigSchema = {
   registryAddress: peerAddressKey("registry"),
   machineSpecFile: machineSpecKey,
   estimatorSocket: estimatorSocketKey,
+  modelCacheEntries: modelCacheEntriesKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

@@ -11,6 +11,8 @@ import { silentLogger } from "../kit/logger.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
 import { startRegistry } from "../registry/main.js";
+import { zipFolderTree } from "../models/index.js";
+import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
 import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../registry/testing/model-archives.js";
 import { createEstimatorClient } from "./client.js";
 import { startEstimator } from "./main.js";
@@ -107,11 +109,7 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   registry = createRegistryClient(registryHandle.address);
-  const imported = await registry.client.importPipeline(
-    (async function* () {
-      yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-    })(),
-  );
+  const imported = await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
   expect(imported.importedModelCount).toBe(3);
   await publishTestArchive(registry, buildTestArchive(linearModel("LinearRegressionTrainer", 7, 30, "std")));
   await publishTestArchive(

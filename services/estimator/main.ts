@@ -57,11 +57,17 @@ export interface EstimatorDeps {
  * events; gRPC always, and Kepler's unix socket when config.estimatorSocket is set. Health is
  * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
  */
-export async function startEstimator(config: EstimatorConfig, deps: EstimatorDeps): Promise<ServerHandle> {
+export async function startEstimator(
+  config: Omit<EstimatorConfig, "modelCacheEntries"> & Partial<Pick<EstimatorConfig, "modelCacheEntries">>,
+  deps: EstimatorDeps,
+): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
   const registry = createRegistryClient(config.registryAddress);
-  const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
+  const estimator = new Estimator(
+    new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
+    machine,
+  );
   let registryReachable = false;
   let grpc: GrpcServerHandle | undefined;
   const isReady = () => registryReachable || estimator.holdsModel();

@@ -31,6 +31,7 @@ export {
 export {
   assertPathSegment,
   checkpointPath,
+  MAX_NAME_LENGTH,
   type ModelGroup,
   type ModelLocation,
   modelFolderPath,
@@ -75,5 +76,6 @@ export {
   toTreeEnsemble,
   type XgboostFitModelFile,
 } from "./tree-model-files.js";
-export { readZip } from "./zip-reader.js";
+export { DEFAULT_ZIP_LIMITS, readZip, type ZipLimits } from "./zip-reader.js";
+export { zipFolderTree } from "./zip-folder.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";

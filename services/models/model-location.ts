@@ -22,8 +22,23 @@ export interface ModelLocation extends ModelGroup {
 // Path segments come from requests: refuse anything that could leave the model folder.
 const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Checks that a name is usable as one path segment (no separators, no `..`). */
+/**
+ * Longest pipeline, feature group, trainer or model name. File systems refuse names over 255 bytes
+ * (ENAMETOOLONG), and staging names add a prefix and suffix to a model name.
+ */
+export const MAX_NAME_LENGTH = 128;
+
+// Error messages quote at most this much of a refused value, so a huge value cannot make a huge error.
+const QUOTED_CHARS = 40;
+
+/** Checks that a name is usable as one path segment (no separators, no `..`, at most MAX_NAME_LENGTH chars). */
 export function assertPathSegment(value: string, field: string): string {
+  if (value.length > MAX_NAME_LENGTH) {
+    throw new InvalidInputError(
+      field,
+      `"${value.slice(0, QUOTED_CHARS)}..." has ${value.length} characters; at most ${MAX_NAME_LENGTH} are accepted`,
+    );
+  }
   if (!SAFE_SEGMENT.test(value) || value.includes("..")) {
     throw new InvalidInputError(field, `"${value}" is not a valid name (letters, digits, '.', '_' and '-' only)`);
   }

@@ -66,7 +66,8 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
         if (data?.resultType !== "matrix" || !Array.isArray(data.result)) {
           throw new UnavailableError("prometheus", `query_range of ${query} did not return a matrix`);
         }
-        for (const series of data.result) {
+        for (const [index, series] of data.result.entries()) {
+          assertSeriesShape(series, `query_range of ${query} from ${base.origin}: result[${index}]`);
           const key = seriesKey(series.metric);
           const existing = merged.get(key);
           if (existing === undefined) merged.set(key, { metric: series.metric, values: [...series.values] });
@@ -103,6 +104,25 @@ function assertWindow(startSeconds: number, endSeconds: number, stepSeconds: num
     throw new InvalidInputError("window", "start and end must be finite Unix times");
   if (!(stepSeconds > 0)) throw new InvalidInputError("window.step_seconds", `must be positive, got ${stepSeconds}`);
   if (endSeconds < startSeconds) throw new InvalidInputError("window", `end ${endSeconds} is before start ${startSeconds}`);
+}
+
+function shapeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+// A series must be {metric: {...}, values: [...]} before it is merged; the samples themselves are
+// checked where the series are parsed (services/domain/prometheus-response.ts). A malformed answer
+// comes from the Prometheus the request named, so it is reported against that request field.
+function assertSeriesShape(series: unknown, where: string): asserts series is RangeSeries {
+  const record = series as { metric?: unknown; values?: unknown } | null;
+  if (typeof series !== "object" || record === null || Array.isArray(series))
+    throw new InvalidInputError("base_url", `${where} is ${shapeOf(series)}, not a series {"metric": {...}, "values": [...]}`);
+  if (typeof record.metric !== "object" || record.metric === null || Array.isArray(record.metric))
+    throw new InvalidInputError("base_url", `${where}.metric is ${shapeOf(record.metric)}, not an object of labels`);
+  if (!Array.isArray(record.values))
+    throw new InvalidInputError("base_url", `${where}.values is ${shapeOf(record.values)}, not a list of samples`);
 }
 
 function seriesKey(labels: Record<string, string>): string {

@@ -24,6 +24,46 @@ const sourcePipelinesKey: ConfigKey<string[]> = {
   },
 };
 
+const MIB = 1024 * 1024;
+const positive = (value: number) => (value > 0 ? undefined : `expected a positive integer, got ${value}`);
+
+/** Bounds on what clients upload (PublishModel, ImportPipeline): checked before anything is inflated. */
+export const registryLimitKeys = {
+  maxUploadBytes: {
+    type: "integer",
+    default: 256 * MIB,
+    env: "KEPLER_MODEL_REGISTRY_MAX_UPLOAD_BYTES",
+    flag: "registry-max-upload-bytes",
+    description:
+      "Largest archive a PublishModel or ImportPipeline stream may carry, in bytes; the registry stops reading past it (default 256 MiB).",
+    check: positive,
+  } satisfies ConfigKey<number>,
+  zipMaxEntries: {
+    type: "integer",
+    default: 10_000,
+    env: "KEPLER_MODEL_REGISTRY_ZIP_MAX_ENTRIES",
+    flag: "registry-zip-max-entries",
+    description: "Most entries an uploaded zip may hold.",
+    check: positive,
+  } satisfies ConfigKey<number>,
+  zipMaxUncompressedBytes: {
+    type: "integer",
+    default: 1024 * MIB,
+    env: "KEPLER_MODEL_REGISTRY_ZIP_MAX_UNCOMPRESSED_BYTES",
+    flag: "registry-zip-max-uncompressed-bytes",
+    description: "Most bytes an uploaded zip may inflate to, per entry and in total (default 1 GiB).",
+    check: positive,
+  } satisfies ConfigKey<number>,
+  zipMaxCompressionRatio: {
+    type: "integer",
+    default: 200,
+    env: "KEPLER_MODEL_REGISTRY_ZIP_MAX_RATIO",
+    flag: "registry-zip-max-ratio",
+    description: "Highest uncompressed/compressed size ratio of an uploaded zip and of each entry over 64 KiB (zip bombs).",
+    check: positive,
+  } satisfies ConfigKey<number>,
+};
+
 /** Settings of the registry service: every key has a type, default, env var, flag and description. */
 export const registryConfigSchema = {
   host: hostKey,
@@ -31,6 +71,7 @@ export const registryConfigSchema = {
   modelPath: modelPathKey,
   rescanIntervalMs: rescanIntervalKey,
   sourcePipelines: sourcePipelinesKey,
+  ...registryLimitKeys,
 } satisfies ConfigSchema;
 
 export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;

@@ -2,14 +2,29 @@ import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
-import { type RegistryConfig, readRegistryConfig, registryConfigSchema, sourcePipelineMap } from "./config.js";
+import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryService } from "./server.js";
 
+type LimitKey = keyof typeof registryLimitKeys;
+
+/** The registry's settings; upload bounds left out take their defaults. */
+export type RegistryStartConfig = Omit<RegistryConfig, LimitKey> & Partial<Pick<RegistryConfig, LimitKey>>;
+
 /** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
-export async function startRegistry(config: RegistryConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startRegistry(startConfig: RegistryStartConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+  const limitDefaults = Object.fromEntries(Object.entries(registryLimitKeys).map(([name, key]) => [name, key.default]));
+  const config = { ...limitDefaults, ...startConfig } as RegistryConfig;
   const logger = deps.logger.child({ service: "registry" });
-  const store = await ModelStore.open(config.modelPath, { logger, sourcePipelines: sourcePipelineMap(config.sourcePipelines) });
+  const store = await ModelStore.open(config.modelPath, {
+    logger,
+    sourcePipelines: sourcePipelineMap(config.sourcePipelines),
+    zipLimits: {
+      maxEntries: config.zipMaxEntries,
+      maxUncompressedBytes: config.zipMaxUncompressedBytes,
+      maxCompressionRatio: config.zipMaxCompressionRatio,
+    },
+  });
   logger.info(
     { modelPath: config.modelPath, models: store.list().length, pipelines: store.pipelines().length },
     "model folder scanned",
@@ -19,7 +34,12 @@ export async function startRegistry(config: RegistryConfig, deps: { logger: Logg
     host: config.host,
     port: config.port,
     logger: deps.logger,
-    services: [{ definition: RegistryServiceDefinition, implementation: createRegistryService(store) }],
+    services: [
+      {
+        definition: RegistryServiceDefinition,
+        implementation: createRegistryService(store, { maxUploadBytes: config.maxUploadBytes }),
+      },
+    ],
   });
   let rescanning = false;
   const timer =

@@ -8,9 +8,10 @@ import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js
 import { NodeTypeMatchKind } from "../generated/kepler/model/v1/model.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { silentLogger } from "../kit/logger.js";
-import { createZip, readZip } from "../models/index.js";
+import { createZip, readZip, zipFolderTree } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
+import { importPipelineZip } from "./testing/import-pipeline-zip.js";
 import { buildTestArchive, publishTestArchive, type TestModelSpec } from "./testing/model-archives.js";
 
 const ABS = OutputType.OUTPUT_TYPE_ABS_POWER;
@@ -315,11 +316,7 @@ describe("WatchModels", () => {
 
 describe("ImportPipeline (kepler-model-db layout)", () => {
   it("imports a pipeline folder: weight models served, pickled models skipped with a notice", async () => {
-    const response = await registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-      })(),
-    );
+    const response = await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
     expect(response.pipeline?.pipelineName).toBe("ec2-fixture");
     expect(response.pipeline?.energySources).toEqual(["acpi", "rapl-sysfs"]);
     expect(response.pipeline?.nodeTypeCount).toBe(6);
@@ -346,13 +343,7 @@ describe("ImportPipeline (kepler-model-db layout)", () => {
     );
     const rapl = await select({ pipelineName: "ec2-fixture", weight: true });
     expect([rapl.metadata?.modelName, rapl.metadata?.maeWatts]).toEqual(["SGDRegressorTrainer_0", 60.78]);
-    await expect(
-      registry.client.importPipeline(
-        (async function* () {
-          yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-        })(),
-      ),
-    ).rejects.toMatchObject({
+    await expect(importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE))).rejects.toMatchObject({
       code: Status.ALREADY_EXISTS,
       details: 'pipeline "ec2-fixture" already exists; set replace to overwrite it',
     });

@@ -10,7 +10,7 @@ import {
   type RegistryServiceImplementation,
 } from "../generated/kepler/model/v1/registry_service.js";
 import type { PipelineInfo } from "../generated/kepler/model/v1/model.js";
-import { AlreadyExistsError, exportPipeline, importPipeline, type PipelineSource } from "./domain/import-pipeline.js";
+import { AlreadyExistsError, exportPipeline, importPipeline } from "./domain/import-pipeline.js";
 import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
 import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
@@ -36,12 +36,22 @@ function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
   for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) yield bytes.subarray(offset, offset + CHUNK_BYTES);
 }
 
-// Reads a header-then-chunks stream: the header, and the chunks concatenated.
+/** Bounds the glue enforces before handing work to the domain. */
+export interface RegistryServiceLimits {
+  /** Largest streamed archive, in bytes (config registry-max-upload-bytes). */
+  maxUploadBytes: number;
+}
+
+// Reads a header-then-chunks stream: the header (checked by `checkHeader` before any chunk is read),
+// and the chunks concatenated. Stops reading as soon as the bytes pass `maxBytes`.
 async function readHeaderAndChunks<H>(
   requests: AsyncIterable<{ content?: { $case: "header"; value: H } | { $case: "archiveChunk"; value: Buffer } | undefined }>,
+  maxBytes: number,
+  checkHeader: (header: H) => void = () => {},
 ): Promise<{ header: H; bytes: Buffer }> {
   let header: H | undefined;
   const chunks: Buffer[] = [];
+  let total = 0;
   let index = 0;
   for await (const request of requests) {
     const content = request.content;
@@ -49,18 +59,33 @@ async function readHeaderAndChunks<H>(
       if (content?.$case !== "header")
         throw new InvalidInputError("requests[0].header", "the first message must carry the header");
       header = content.value;
+      checkHeader(header);
     } else if (content?.$case !== "archiveChunk") {
       throw new InvalidInputError(
         `requests[${index}]`,
         "only the first message carries the header; the others carry archive chunks",
       );
     } else {
+      total += content.value.byteLength;
+      if (total > maxBytes) throw uploadTooLarge(maxBytes);
       chunks.push(content.value);
     }
     index++;
   }
   if (header === undefined) throw new InvalidInputError("requests", "empty stream: the first message must carry the header");
   return { header, bytes: Buffer.concat(chunks) };
+}
+
+function uploadTooLarge(maxBytes: number): ServerError {
+  return new ServerError(
+    Status.RESOURCE_EXHAUSTED,
+    `archive_chunk: the archive exceeds the registry's upload bound of ${maxBytes} bytes (registry-max-upload-bytes)`,
+  );
+}
+
+// An announced size over the bound is refused before any chunk is read.
+function checkAnnouncedSize(announcedBytes: number, maxBytes: number): void {
+  if (announcedBytes > maxBytes) throw uploadTooLarge(maxBytes);
 }
 
 function pipelineToProto(pipeline: PipelineSummary): PipelineInfo {
@@ -80,7 +105,7 @@ const EVENT_KINDS = {
 } as const;
 
 /** The RegistryService implementation over a model store. */
-export function createRegistryService(store: ModelStore): RegistryServiceImplementation {
+export function createRegistryService(store: ModelStore, limits: RegistryServiceLimits): RegistryServiceImplementation {
   const summaryOf = (name: string): PipelineSummary => {
     const found = store.pipelines().find((p) => p.name === name);
     if (found === undefined) throw new NotFoundError(`pipeline "${name}"`);
@@ -88,7 +113,9 @@ export function createRegistryService(store: ModelStore): RegistryServiceImpleme
   };
   return {
     async publishModel(requests: AsyncIterable<PublishModelRequest>) {
-      const { header, bytes } = await readHeaderAndChunks(requests);
+      const { header, bytes } = await readHeaderAndChunks(requests, limits.maxUploadBytes, (h) =>
+        checkAnnouncedSize(h.archiveSizeBytes, limits.maxUploadBytes),
+      );
       if (header.archiveSizeBytes !== 0 && header.archiveSizeBytes !== bytes.byteLength) {
         throw new InvalidInputError(
           "header.archive_size_bytes",
@@ -251,15 +278,13 @@ export function createRegistryService(store: ModelStore): RegistryServiceImpleme
     },
 
     async importPipeline(requests: AsyncIterable<ImportPipelineRequest>) {
-      const { header, bytes } = await readHeaderAndChunks(requests);
-      if (header.serverPath !== "" && bytes.byteLength > 0)
-        throw new InvalidInputError("header.server_path", "give a server path or stream a zip, not both");
-      if (header.serverPath === "" && bytes.byteLength === 0)
-        throw new InvalidInputError("header", "give a server path or stream a zip");
-      const source: PipelineSource =
-        header.serverPath !== "" ? { kind: "path", path: header.serverPath } : { kind: "zip", bytes };
+      const { header, bytes } = await readHeaderAndChunks(requests, limits.maxUploadBytes, (h) => {
+        // No RPC names a file on the server (issue 17): the pipeline zip is always streamed.
+        if (h.serverPath !== "") throw new InvalidInputError("header.server_path", "not accepted; stream the zip");
+      });
+      if (bytes.byteLength === 0) throw new InvalidInputError("archive_chunk", "required: stream the pipeline zip");
       try {
-        const result = await importPipeline(store, source, { pipelineName: header.pipelineName, replace: header.replace });
+        const result = await importPipeline(store, bytes, { pipelineName: header.pipelineName, replace: header.replace });
         return {
           pipeline: pipelineToProto(result.pipeline),
           importedModelCount: result.importedModelCount,

@@ -143,9 +143,9 @@ export class Estimator<P> {
     }
   }
 
-  /** A model of (source, output type, pipeline) was published, imported or removed: reload what it may change. */
+  /** A model of (source, output type, pipeline) was published, imported or removed: what it may change reloads on next use. */
   async onModelEvent(event: { energySource: string; outputType: "AbsPower" | "DynPower"; pipelineName: string }): Promise<void> {
-    await this.cache.refresh(
+    this.cache.refresh(
       (query) =>
         query.energySource === event.energySource &&
         query.outputType === event.outputType &&
@@ -158,8 +158,8 @@ export class Estimator<P> {
     return this.cache.size > 0;
   }
 
-  /** Reloads every cached model (after reconnecting to the registry, events may have been missed). */
+  /** Reloads every cached model on its next use (after reconnecting to the registry, events may have been missed). */
   async reloadAll(): Promise<void> {
-    await this.cache.refresh();
+    this.cache.refresh();
   }
 }

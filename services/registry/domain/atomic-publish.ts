@@ -5,7 +5,9 @@
 // the destination (same file system, so renames are atomic), then a COMMITTED marker is written, then
 // the files are renamed into place. Recovery at start rolls a committed publish forward and deletes an
 // uncommitted one, so a process killed at any point leaves either the complete previous model or the
-// complete new one. The zip, which the registry serves from, is replaced by a single rename: a reader
+// complete new one. A marker that cannot be read (empty or truncated by a crash while it was written)
+// means nothing was applied yet when the staging folder is still whole, so that publish is discarded;
+// if some files were already moved, it is completed. Recovery never throws for one journal. The zip, which the registry serves from, is replaced by a single rename: a reader
 // that opened the old zip keeps reading the old file.
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
@@ -35,8 +37,31 @@ async function exists(path: string): Promise<boolean> {
     await stat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw error;
+  }
+}
+
+/** What the COMMITTED marker says: absent, readable (with whether a weight sibling is written), or unreadable. */
+type Marker = { state: "absent" } | { state: "valid"; weights: boolean } | { state: "unreadable"; reason: string };
+
+async function readMarker(staging: string): Promise<Marker> {
+  let text: string;
+  try {
+    text = await readFile(join(staging, COMMITTED), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { state: "absent" };
+    return { state: "unreadable", reason: code ?? (error as Error).message };
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { weights?: unknown }).weights === "boolean")
+      return { state: "valid", weights: (parsed as { weights: boolean }).weights };
+    return { state: "unreadable", reason: `unexpected content ${JSON.stringify(text.slice(0, 40))}` };
+  } catch {
+    return { state: "unreadable", reason: text === "" ? "empty" : `not JSON ${JSON.stringify(text.slice(0, 40))}` };
   }
 }
 
@@ -85,19 +110,20 @@ export async function writeModelFiles(
     throw error;
   }
   await onStep("committed");
-  await applyCommitted(groupPath, modelName, staging, onStep);
+  await applyCommitted(groupPath, modelName, staging, files.weightJson !== undefined, onStep);
   await onStep("done");
 }
 
 // Moves a committed staging folder's files into place. Every step checks what is still there, so it
-// can run again after being interrupted at any point.
+// can run again after being interrupted at any point. `weights` undefined (marker unreadable) leaves
+// the weight sibling as it is unless a staged one is there.
 async function applyCommitted(
   groupPath: string,
   modelName: string,
   staging: string,
+  weights: boolean | undefined,
   onStep: (step: PublishStep) => void | Promise<void> = () => {},
 ): Promise<void> {
-  const journal = JSON.parse(await readFile(join(staging, COMMITTED), "utf8")) as { weights: boolean };
   const target = join(groupPath, modelName);
   const suffix = staging.slice(staging.lastIndexOf("-") + 1);
   const previous = join(groupPath, `.${modelName}.old-${suffix}`);
@@ -110,19 +136,35 @@ async function applyCommitted(
   const stagedZip = join(staging, STAGED_ZIP);
   if (await exists(stagedZip)) await rename(stagedZip, `${target}.zip`);
   const stagedWeights = join(staging, STAGED_WEIGHTS);
-  if (journal.weights) {
-    if (await exists(stagedWeights)) await rename(stagedWeights, `${target}.json`);
-  } else {
-    await rm(`${target}.json`, { force: true });
-  }
+  if (await exists(stagedWeights)) await rename(stagedWeights, `${target}.json`);
+  else if (weights === false) await rm(`${target}.json`, { force: true });
   await rm(previous, { recursive: true, force: true });
   await rm(staging, { recursive: true, force: true });
+}
+
+// Finishes or undoes one interrupted publish; returns what it did.
+async function recoverPublish(groupPath: string, modelName: string, staging: string): Promise<string> {
+  const marker = await readMarker(staging);
+  if (marker.state === "valid") {
+    await applyCommitted(groupPath, modelName, staging, marker.weights);
+    return `completed the committed publish of ${modelName}`;
+  }
+  const untouched = (await exists(join(staging, STAGED_FOLDER))) && (await exists(join(staging, STAGED_ZIP)));
+  if (marker.state === "absent" || untouched) {
+    await rm(staging, { recursive: true, force: true });
+    return marker.state === "absent"
+      ? `discarded the unfinished publish of ${modelName}`
+      : `discarded the publish of ${modelName} whose COMMITTED marker is unreadable (${marker.reason}); nothing had been applied`;
+  }
+  await applyCommitted(groupPath, modelName, staging, undefined);
+  return `completed the partly applied publish of ${modelName} whose COMMITTED marker is unreadable (${marker.reason})`;
 }
 
 /**
  * Finishes or undoes interrupted publishes in a group folder: committed journals are applied,
  * uncommitted ones removed, and a model folder renamed aside (`.<model>.old-*`, ours or the trainer's
- * services/models publish) is put back when nothing replaced it. Returns what it did, for the log.
+ * services/models publish) is put back when nothing replaced it. Any journal state is tolerated: a
+ * step that fails is reported and skipped, never thrown. Returns what it did, for the log.
  */
 export async function recoverGroup(groupPath: string): Promise<string[]> {
   const actions: string[] = [];
@@ -130,32 +172,34 @@ export async function recoverGroup(groupPath: string): Promise<string[]> {
   try {
     names = await readdir(groupPath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return actions;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return actions;
+    return [`could not list ${groupPath}: ${(error as Error).message}`];
   }
   const journals = names.map((name) => ({ name, match: JOURNAL.exec(name) })).filter((j) => j.match !== null);
   for (const { name, match } of journals) {
     if (match?.[2] !== "publish") continue;
-    const staging = join(groupPath, name);
-    if (await exists(join(staging, COMMITTED))) {
-      await applyCommitted(groupPath, match[1] as string, staging);
-      actions.push(`completed the committed publish of ${match[1]}`);
-    } else {
-      await rm(staging, { recursive: true, force: true });
-      actions.push(`discarded the unfinished publish of ${match[1]}`);
+    try {
+      actions.push(await recoverPublish(groupPath, match[1] as string, join(groupPath, name)));
+    } catch (error) {
+      actions.push(`could not recover ${name}: ${(error as Error).message}`);
     }
   }
   for (const { name, match } of journals) {
     if (match === null || match[2] === "publish") continue;
     const path = join(groupPath, name);
-    if (!(await exists(path))) continue;
-    const target = join(groupPath, match[1] as string);
-    if (match[2] === "old" && !(await exists(target))) {
-      await rename(path, target);
-      actions.push(`restored ${match[1]} from an interrupted replacement`);
-    } else {
-      await rm(path, { recursive: true, force: true });
-      actions.push(`removed the leftover ${name}`);
+    try {
+      if (!(await exists(path))) continue;
+      const target = join(groupPath, match[1] as string);
+      if (match[2] === "old" && !(await exists(target))) {
+        await rename(path, target);
+        actions.push(`restored ${match[1]} from an interrupted replacement`);
+      } else {
+        await rm(path, { recursive: true, force: true });
+        actions.push(`removed the leftover ${name}`);
+      }
+    } catch (error) {
+      actions.push(`could not clean up ${name}: ${(error as Error).message}`);
     }
   }
   return actions;

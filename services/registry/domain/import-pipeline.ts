@@ -1,13 +1,13 @@
 // Imports a pipeline as kepler-model-db publishes it (the model server's load_init_pipeline and
-// unpack_zip_files, spec §7.1): a folder or zip holding metadata.json, node_type_index.json and
+// unpack_zip_files, spec §7.1): a zip, streamed by the client (never a path on the server), holding metadata.json, node_type_index.json and
 // `<source>/<OutputType>/<FeatureGroup>/<model>.zip` with a sibling `<model>.json` weight file for
 // weight-capable trainers. Models with weights or our JSON component files are served; pickled
 // scikit-learn and XGBoost models cannot run without Python and are skipped, each with its reason.
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
-import { assertPathSegment, createZip, type ModelLocation, readZip } from "../../models/index.js";
+import { assertPathSegment, createZip, type ModelLocation, readZip, type ZipLimits } from "../../models/index.js";
 import { locationKey } from "./stored-model.js";
 import { type ModelStore, OUTPUT_TYPE_NAMES, type PipelineSummary } from "./model-store.js";
 
@@ -15,9 +15,6 @@ import { type ModelStore, OUTPUT_TYPE_NAMES, type PipelineSummary } from "./mode
 export class AlreadyExistsError extends Error {
   override readonly name = "AlreadyExistsError";
 }
-
-/** Where the pipeline comes from. */
-export type PipelineSource = { kind: "zip"; bytes: Uint8Array } | { kind: "path"; path: string };
 
 /** A model left out, and why. */
 export interface SkippedModel {
@@ -32,14 +29,6 @@ export interface ImportResult {
   skippedModels: SkippedModel[];
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 async function entriesOf(path: string): Promise<Array<{ name: string; directory: boolean }>> {
   try {
     return (await readdir(path, { withFileTypes: true }))
@@ -51,11 +40,9 @@ async function entriesOf(path: string): Promise<Array<{ name: string; directory:
   }
 }
 
-async function unpackZip(bytes: Uint8Array, into: string): Promise<void> {
-  for (const entry of readZip(bytes, "pipeline zip")) {
-    if (entry.name.startsWith("/") || entry.name.split("/").some((part) => part === ".." || part === "")) {
-      throw new InvalidInputError("pipeline zip", `unsafe entry name "${entry.name}"`);
-    }
+// readZip has checked the names (no zip-slip, no absolute paths, no links) and the sizes.
+async function unpackZip(bytes: Uint8Array, into: string, limits: ZipLimits): Promise<void> {
+  for (const entry of readZip(bytes, "archive_chunk", limits)) {
     const path = join(into, entry.name);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, entry.data);
@@ -90,14 +77,13 @@ async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
-/** Imports a pipeline into the store (see the file comment). */
+/** Imports a pipeline zip into the store (see the file comment). */
 export async function importPipeline(
   store: ModelStore,
-  source: PipelineSource,
+  zip: Uint8Array,
   options: { pipelineName?: string; replace?: boolean },
 ): Promise<ImportResult> {
-  let name = options.pipelineName ?? "";
-  if (name === "" && source.kind === "path") name = basename(source.path).replace(/\.zip$/, "");
+  const name = options.pipelineName ?? "";
   if (name === "") throw new InvalidInputError("header.pipeline_name", "required when the pipeline zip is streamed");
   assertPathSegment(name, "header.pipeline_name");
   if (store.pipeline(name) !== undefined && options.replace !== true) {
@@ -105,24 +91,9 @@ export async function importPipeline(
   }
   let scratch: string | undefined;
   try {
-    let folder: string;
-    if (source.kind === "path" && (await isDirectory(source.path))) {
-      folder = source.path;
-    } else {
-      let bytes: Uint8Array;
-      if (source.kind === "zip") bytes = source.bytes;
-      else {
-        try {
-          bytes = await readFile(source.path);
-        } catch {
-          throw new NotFoundError(`pipeline folder or zip ${source.path}`);
-        }
-      }
-      scratch = await mkdtemp(join(store.modelPath, ".import-"));
-      await unpackZip(bytes, scratch);
-      folder = scratch;
-    }
-    const root = await findPipelineRoot(folder);
+    scratch = await mkdtemp(join(store.modelPath, ".import-"));
+    await unpackZip(zip, scratch, store.zipLimits);
+    const root = await findPipelineRoot(scratch);
     // Pipeline-level files first, so the node-type index is there when model events go out.
     const topFiles = (await entriesOf(root)).filter((e) => !e.directory);
     const ordered = [...topFiles].sort(

@@ -6,7 +6,15 @@ import { join } from "node:path";
 import { ENERGY_SOURCE_COMPONENTS, assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
-import { assertPathSegment, type ModelLocation, type OutputTypeName, WEIGHT_FILE, readZip } from "../../models/index.js";
+import {
+  assertPathSegment,
+  DEFAULT_ZIP_LIMITS,
+  type ModelLocation,
+  type OutputTypeName,
+  WEIGHT_FILE,
+  readZip,
+  type ZipLimits,
+} from "../../models/index.js";
 import { NodeTypeIndex, type NodeSpec } from "../../node-types/index.js";
 import { recoverGroup, type PublishStep, temporarySuffix, writeModelFiles } from "./atomic-publish.js";
 import { type ModelEventKind, ModelEventHub } from "./model-events.js";
@@ -23,6 +31,8 @@ export interface ModelStoreDeps {
   /** Pipeline serving each energy source when a request names none; otherwise the freshest pipeline. */
   sourcePipelines?: Readonly<Record<string, string>>;
   nowSeconds?: () => number;
+  /** Bounds on archives read from clients and from disk (default DEFAULT_ZIP_LIMITS). */
+  zipLimits?: ZipLimits;
 }
 
 /** A stored pipeline. */
@@ -120,6 +130,11 @@ export class ModelStore {
     return store;
   }
 
+  /** Bounds every archive read by the store (and by imports into it) must respect. */
+  get zipLimits(): ZipLimits {
+    return this.deps.zipLimits ?? DEFAULT_ZIP_LIMITS;
+  }
+
   private now(): number {
     return this.deps.nowSeconds?.() ?? Date.now() / 1000;
   }
@@ -145,6 +160,7 @@ export class ModelStore {
           for (const featureGroup of await listDirectories(outputPath)) {
             const groupPath = join(outputPath, featureGroup);
             if (initial) {
+              // recoverGroup reports instead of throwing: a damaged journal must never stop the server.
               for (const action of await recoverGroup(groupPath))
                 this.deps.logger.warn({ groupPath, action }, "recovered an interrupted publish");
             }
@@ -206,7 +222,7 @@ export class ModelStore {
       try {
         const zip = await readFile(zipPath);
         const externalWeightJson = siblingStat === undefined ? undefined : await readTextOrUndefined(siblingPath);
-        const model = describeStoredModel(location, readZip(zip, file), {
+        const model = describeStoredModel(location, readZip(zip, file, this.zipLimits), {
           zipPath,
           zipSizeBytes: zip.byteLength,
           publishedTimeSeconds: zipStat.mtimeMs / 1000,
@@ -251,7 +267,7 @@ export class ModelStore {
     options: { kind?: "published" | "imported"; onStep?: (step: PublishStep) => void | Promise<void> } = {},
   ): Promise<{ model: StoredModel; replaced: boolean }> {
     const location = this.assertLocation(input.location);
-    const entries = readZip(input.zip, "archive");
+    const entries = readZip(input.zip, "archive", this.zipLimits);
     const groupPath = join(
       this.modelPath,
       location.pipelineName,

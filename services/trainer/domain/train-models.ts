@@ -65,6 +65,14 @@ export interface TrainModelsDeps {
   signal?: AbortSignal;
 }
 
+/** Node types index a pipeline's node_type_index.json and end model names: non-negative int32. */
+const MAX_NODE_TYPE = 2 ** 31 - 1;
+
+function assertNodeType(nodeType: number, field: string): void {
+  if (!Number.isInteger(nodeType) || nodeType < 0 || nodeType > MAX_NODE_TYPE)
+    throw new InvalidInputError(field, `expected an integer node type in [0, ${MAX_NODE_TYPE}], got ${nodeType}`);
+}
+
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Trains every requested trainer for every node type of the table. */
@@ -90,6 +98,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
     if (pipelineName === "") throw new InvalidInputError("pipeline_name", "required unless skip_publish is set");
     assertPathSegment(pipelineName, "pipeline_name");
   }
+  if (request.nodeType !== undefined) assertNodeType(request.nodeType, "node_type");
   const components = componentsOf(energySource);
   const table = prepareTrainingTable(request.table, features, components, request.nodeType);
   const split: SplitSpec =
@@ -101,6 +110,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
   const nonInteger = nodeTypes.find((t) => !Number.isInteger(t));
   if (nonInteger !== undefined)
     throw new InvalidInputError("table.node_type", `node types must be integers, found ${nonInteger}`);
+  for (const nodeType of nodeTypes) assertNodeType(nodeType, "table.node_type");
 
   // Everything numeric about a node type is prepared (and validated) before any trainer runs.
   const prepared: NodeTypeData[] = nodeTypes.map((nodeType) => {
