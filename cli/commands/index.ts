@@ -7,11 +7,13 @@ import { modelsCommand } from "./models.js";
 import { pipelineCommand } from "./pipeline.js";
 import { serveCommand } from "./serve.js";
 import { trainCommand } from "./train.js";
+import { validateCommand } from "./validate.js";
 
 /** Every `kepler-model` subcommand, in the order `--help` lists them. Add one line per new command file. */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   queryCommand,
+  validateCommand,
   extractCommand,
   trainCommand,
   isolateCommand,
