@@ -1,5 +1,6 @@
 import type { Command } from "../command.js";
 import { estimateCommand } from "./estimate.js";
+import { evaluateCommand } from "./evaluate.js";
 import { extractCommand } from "./extract.js";
 import { isolateCommand } from "./isolate.js";
 import { queryCommand } from "./query.js";
@@ -20,4 +21,5 @@ export const COMMANDS: readonly Command[] = [
   pipelineCommand,
   modelsCommand,
   estimateCommand,
+  evaluateCommand,
 ];
