@@ -1,6 +1,7 @@
 // `kepler-model pipeline run --extractor smooth` against all six services in one process: the pipeline
 // trains on the smoothed table (the first 29 rows dropped), records the extractor in metadata.json, and
-// its model's MAE equals `kepler-model train` on the CSV of `kepler-model extract --extractor smooth`.
+// its model's MAE equals `kepler-model train` on the CSV of `kepler-model extract --extractor smooth`, and
+// `kepler-model evaluate` on the pipeline's models uses the smooth extractor too.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +100,22 @@ describe("kepler-model pipeline run --extractor", () => {
         `^acpi\\s+AbsPower\\s+CounterOnly\\s+LinearRegressionTrainer_0\\s+${trainMae!.replace(".", "\\.")}\\s+published$`,
       ),
     );
+
+    // evaluate reads the pipeline's extractor from metadata.json: the smoothed table, 158 rows.
+    const evaluated = await run([
+      "evaluate",
+      "--pipeline",
+      "cli_smooth",
+      "--input",
+      COREMARK,
+      "--model-path",
+      join(folder, "models"),
+      "--json",
+    ]);
+    expect(evaluated.code).toBe(0);
+    const report = JSON.parse(evaluated.stdout) as { extractor: string; models: Array<{ modelName: string; rowCount: number }> };
+    expect(report.extractor).toBe("smooth");
+    expect(report.models.map((m) => [m.modelName, m.rowCount])).toEqual([["LinearRegressionTrainer_0", 158]]);
 
     const plain = await pipelineRun("cli_default", []);
     expect(plain.code).toBe(0);
