@@ -232,6 +232,31 @@ describe("kepler-model evaluate", () => {
     // The isolated labels are differences (power minus its minimum), equal to the golden within 1e-9 relative.
     expect(relative(ours.maeWatts, expected.mae)).toBeLessThan(1e-9);
     expect(relative(ours.maxErrorWatts, expected.max)).toBeLessThan(1e-9);
+
+    // A pipeline trained with the profile isolator: evaluated with min, and said so.
+    const profiled = join(modelPath, "profiled");
+    await cp(modelFolder, join(profiled, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0"), {
+      recursive: true,
+    });
+    await writeFile(
+      join(profiled, "metadata.json"),
+      JSON.stringify({ name: "profiled", isolator: "profile", extractor: "default" }),
+    );
+    const stdout = await cli([
+      "evaluate",
+      "--pipeline",
+      "profiled",
+      "--input",
+      COREMARK,
+      "--model-path",
+      modelPath,
+      "--output-type",
+      "DynPower",
+    ]);
+    expect(
+      stdout.endsWith("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n"),
+    ).toBe(true);
+    expect(stdout).toContain(`  package    187   ${expected.mae.toFixed(4)}  `);
   });
 
   it("evaluates a model imported from kepler-model-db (metadata.json and weight.json only) like ours", async () => {

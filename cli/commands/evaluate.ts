@@ -227,6 +227,12 @@ export const evaluateCommand: Command = {
     const bytes = await readFile(input);
     const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
     const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator });
+    const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
+    // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.
+    const notices =
+      outputType === "DynPower" && flags.isolator === undefined && trainedIsolator !== "" && trainedIsolator !== isolator
+        ? [`the pipeline was trained with the ${trainedIsolator} isolator; the recording is isolated with ${isolator}`]
+        : [];
     if (flags.json === true) {
       const report = {
         pipelineName,
@@ -236,10 +242,11 @@ export const evaluateCommand: Command = {
         ...(outputType === "DynPower" ? { isolator } : {}),
         models: evaluations,
         skipped,
+        notices,
       };
       stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      stdout.write(renderText(evaluations, skipped));
+      stdout.write(renderText(evaluations, skipped) + notices.map((notice) => `note: ${notice}\n`).join(""));
     }
     return evaluations.length > 0 ? 0 : 1;
   },
