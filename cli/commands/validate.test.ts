@@ -98,6 +98,26 @@ describe("kepler-model validate", () => {
     expect(full.valid).toBe(false);
   });
 
+  it("--pod counts only the container series of matching pods; node queries and valid groups are unchanged", async () => {
+    const saved = JSON.parse(recordedResponseText("coremark")) as Saved;
+    const { code, stdout } = await run([
+      "validate",
+      "--input",
+      extractorFixturePath("coremark-2023-09-28.json.gz"),
+      "--pod",
+      "coremark-cpeh",
+    ]);
+    expect(code).toBe(0);
+    const query = "kepler_container_cpu_instructions_total";
+    const pods = { [query]: saved[query]!.filter((s) => s.metric.pod_name!.includes("coremark-cpeh")) };
+    expect(pods[query]).toHaveLength(40);
+    expect(cells(lineOf(stdout, query))).toEqual([query, ...countsOf(pods, query)]);
+    expect(cells(lineOf(stdout, "kepler_node_info"))).toEqual(["kepler_node_info", ...countsOf(saved, "kepler_node_info")]);
+    expect(stdout).toContain(
+      `\nvalid feature groups: ${golden.coremark!.valid_groups.join(", ")} (historical: CgroupOnly, KubeletOnly)\n`,
+    );
+  });
+
   it("exits 2 without --input and 1 naming the file for a malformed response", async () => {
     const missing = await run(["validate"]);
     expect(missing.code).toBe(2);

@@ -52,6 +52,11 @@ export const validateCommand: Command = {
       valueName: "file",
       description: "Saved Prometheus response JSON (`kepler-model query` format); .gz is read too.",
     },
+    {
+      name: "pod",
+      valueName: "text",
+      description: "Count only container series whose pod_name contains this (e.g. the benchmark's name).",
+    },
     { name: "json", boolean: true, description: "Print the report as JSON instead of tables." },
     { name: "vm", boolean: true, description: "Check the VM metrics (kepler_process_*) for the feature groups." },
     {
@@ -72,7 +77,13 @@ export const validateCommand: Command = {
         : [];
     const bytes = await readFile(input);
     const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
-    const report = validateResponse(response, { thirdPartyMetrics, useVmMetrics: flags.vm === true });
+    if (flags.pod !== undefined && (typeof flags.pod !== "string" || flags.pod === ""))
+      throw new UsageError("--pod needs a value");
+    const report = validateResponse(response, {
+      thirdPartyMetrics,
+      useVmMetrics: flags.vm === true,
+      podNameContains: typeof flags.pod === "string" ? flags.pod : undefined,
+    });
     stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderText(report));
     return 0;
   },

@@ -1,7 +1,8 @@
 // What the reference's `kepler-model validate` reports about a saved response (cmd/cmd_util.py
 // get_validate_df and summary_validation): per query its samples and the samples > 0, node energy
 // queries split by their `source` label, and per feature group whether the data supports it (the
-// reference's get_valid_feature_group_from_queries, which the extractor uses too).
+// reference's get_valid_feature_group_from_queries, which the extractor uses too). Container queries can
+// be narrowed to the pods of one benchmark (the reference's `--benchmark` name filter on pod_name).
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import {
   FEATURE_GROUP_NAMES,
@@ -89,8 +90,16 @@ function countSeries(query: string, energySource: string, metric: PrometheusMetr
   };
 }
 
-// A node energy query is split by source, as the reference reports each PowerSourceMap source apart.
-function queryValidations(metric: PrometheusMetric): QueryValidation[] {
+/** The label naming a container's pod (the reference's pod_name column). */
+const POD_NAME_LABEL = "pod_name";
+
+// A node energy query is split by source, as the reference reports each PowerSourceMap source apart; a
+// container query keeps only the series of matching pods when a pod filter is given.
+function queryValidations(metric: PrometheusMetric, podNameContains: string): QueryValidation[] {
+  if (podNameContains !== "" && metric.name.includes("container")) {
+    const pods = metric.series.filter((series) => (series.labels[POD_NAME_LABEL] ?? "").includes(podNameContains));
+    return [countSeries(metric.name, "", metric, pods)];
+  }
   if (!NODE_ENERGY_QUERY.test(metric.name) || metric.series.length === 0)
     return [countSeries(metric.name, "", metric, metric.series)];
   const bySource = new Map<string, PrometheusSeries[]>();
@@ -114,15 +123,19 @@ function emptyCounts(query: string): QueryValidation {
   };
 }
 
-/** Validates a parsed response as the reference's `validate` does, plus the feature groups it supports. */
+/**
+ * Validates a parsed response as the reference's `validate` does, plus the feature groups it supports.
+ * With `podNameContains`, container queries count only the series of pods whose name contains it; the
+ * valid feature groups are still judged on the whole response, as the extractor judges them.
+ */
 export function validateResponse(
   response: PrometheusResponse,
-  options: { thirdPartyMetrics?: readonly string[]; useVmMetrics?: boolean } = {},
+  options: { thirdPartyMetrics?: readonly string[]; useVmMetrics?: boolean; podNameContains?: string } = {},
 ): ResponseValidation {
   const thirdPartyMetrics = options.thirdPartyMetrics ?? [];
   const useVmMetrics = options.useVmMetrics ?? false;
   const metrics = [...response.metrics.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const queries = metrics.flatMap(queryValidations);
+  const queries = metrics.flatMap((metric) => queryValidations(metric, options.podNameContains ?? ""));
   const totals = (query: string): QueryValidation => {
     const rows = queries.filter((row) => row.query === query);
     if (rows.length === 0) return emptyCounts(query);
