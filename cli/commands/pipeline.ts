@@ -9,6 +9,7 @@ import type { OnlinePipelineStatus, RunPipelineRequest } from "../../services/ge
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
 import {
+  ExtractorKind,
   IsolatorKind,
   type MachineSpec,
   OutputType,
@@ -31,6 +32,11 @@ const ISOLATORS: Record<string, IsolatorKind> = {
   min: IsolatorKind.ISOLATOR_KIND_MIN,
   profile: IsolatorKind.ISOLATOR_KIND_PROFILE,
   trainer: IsolatorKind.ISOLATOR_KIND_TRAINER,
+};
+
+const EXTRACTORS: Record<string, ExtractorKind> = {
+  default: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
+  smooth: ExtractorKind.EXTRACTOR_KIND_SMOOTH,
 };
 
 const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
@@ -82,6 +88,9 @@ async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
   const isolator = text(flags, "isolator") || "min";
   if (!(isolator in ISOLATORS))
     throw new UsageError(`--isolator must be one of ${Object.keys(ISOLATORS).join(", ")}, got "${isolator}"`);
+  const extractor = text(flags, "extractor") || "default";
+  if (!(extractor in EXTRACTORS))
+    throw new UsageError(`--extractor must be one of ${Object.keys(EXTRACTORS).join(", ")}, got "${extractor}"`);
   const given = flags["abs-trainers"] !== undefined || flags["dyn-trainers"] !== undefined;
   const all = listTrainers().map((t) => t.name);
   const window: PrometheusWindow | undefined =
@@ -101,6 +110,7 @@ async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
     pipelineName: name,
     energySources: list(flags, "source"),
     featureGroups: list(flags, "feature-group"),
+    extractor: EXTRACTORS[extractor],
     isolator: ISOLATORS[isolator],
     targetHints: list(flags, "target-hints"),
     backgroundHints: list(flags, "bg-hints"),
@@ -227,6 +237,11 @@ export const pipelineCommand: Command = {
       aliases: ["feature-groups"],
       valueName: "a,b",
       description: "Feature groups (default: every group valid for the data).",
+    },
+    {
+      name: "extractor",
+      valueName: "default|smooth",
+      description: "default, or smooth (the default table then a rolling mean over 30 rows; drops the first 29).",
     },
     { name: "isolator", valueName: "name", description: "none, min (default), profile or trainer." },
     {

@@ -21,7 +21,7 @@ export {
 export { rollingMean } from "./rolling";
 export { pearsonColumns } from "./correlation";
 export { applyScale, maxAbsScale } from "./scaling";
-export { meanAbsoluteError, meanAbsolutePercentageError } from "./metrics";
+export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError } from "./metrics";
 export { permutation } from "./random";
 export { fitLinear, predictLinear } from "./least-squares";
 export { polynomialFeatures2 } from "./polynomial";

@@ -3,7 +3,7 @@ import { core } from "./module.js";
 import { assertKernelOk } from "./status.js";
 
 function metric(
-  kernel: "meanAbsoluteError" | "meanAbsolutePercentageError",
+  kernel: "meanAbsoluteError" | "meanAbsolutePercentageError" | "maxAbsoluteError",
   y: ArrayLike<number>,
   predicted: ArrayLike<number>,
 ): number {
@@ -28,4 +28,9 @@ export function meanAbsoluteError(y: ArrayLike<number>, predicted: ArrayLike<num
  */
 export function meanAbsolutePercentageError(y: ArrayLike<number>, predicted: ArrayLike<number>): number {
   return metric("meanAbsolutePercentageError", y, predicted);
+}
+
+/** The largest |y - predicted| of any row. Throws on empty or non-finite input. */
+export function maxAbsoluteError(y: ArrayLike<number>, predicted: ArrayLike<number>): number {
+  return metric("maxAbsoluteError", y, predicted);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { meanAbsoluteError, meanAbsolutePercentageError } from "../src/index.js";
+import { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError } from "../src/index.js";
 
 describe("meanAbsoluteError", () => {
   it("is the mean absolute difference", () => {
@@ -23,5 +23,20 @@ describe("meanAbsolutePercentageError (the reference's formula)", () => {
   it("is -1 when no row has a positive target (core/uncore power of an idle node)", () => {
     expect(meanAbsolutePercentageError([0, 0, 0], [0.5, 0, 1])).toBe(-1);
     expect(meanAbsolutePercentageError([], [])).toBe(-1);
+  });
+});
+
+describe("maxAbsoluteError", () => {
+  it("is the largest absolute difference of any row", () => {
+    // |10-12| = 2, |20-18| = 2, |30-33.5| = 3.5
+    expect(maxAbsoluteError([10, 20, 30], [12, 18, 33.5])).toBe(3.5);
+    expect(maxAbsoluteError([5], [5])).toBe(0);
+  });
+
+  it("refuses empty input and NaN", () => {
+    expect(() => maxAbsoluteError([], [])).toThrow("maxAbsoluteError: dimension mismatch");
+    expect(() => maxAbsoluteError([1, 2], [1, Number.POSITIVE_INFINITY])).toThrow(
+      "maxAbsoluteError: input contains NaN or infinity",
+    );
   });
 });

@@ -1,0 +1,322 @@
+// `kepler-model evaluate` on models trained by `kepler-model train` into a temporary MODEL_PATH, applied to
+// the bundled coremark recording. The expected errors are computed here from the model files and the
+// reference's own tables (its extract and isolate_min CSVs of the same recording), with plain arithmetic.
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
+import { extractorFixturePath, readGoldenCsv } from "../../test/support/extractor-fixtures.js";
+import { runCliCaptured as run } from "../../test/support/run-cli.js";
+
+const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
+const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
+const PIPELINE = "std_v0.7.11";
+
+interface Report {
+  models: Array<{
+    energySource: string;
+    outputType: string;
+    featureGroup: string;
+    modelName: string;
+    rowCount: number;
+    maeWatts: number;
+    components: Array<{ component: string; maeWatts: number; mapePercent: number; maxErrorWatts: number }>;
+  }>;
+  skipped: Array<{ featureGroup: string; modelName: string; reason: string }>;
+}
+
+let modelPath: string;
+let folder: string;
+
+async function cli(argv: string[]): Promise<string> {
+  const result = await run(argv);
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  return result.stdout;
+}
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
+  modelPath = join(folder, "models");
+  const train = (input: string, source: string, group: string, trainers: string, extra: string[] = []) =>
+    cli([
+      "train",
+      "--input",
+      input,
+      "--source",
+      source,
+      "--feature-group",
+      group,
+      "--trainers",
+      trainers,
+      "--model-path",
+      modelPath,
+      ...extra,
+    ]);
+  await train(
+    COREMARK,
+    "rapl-sysfs",
+    "CounterOnly",
+    "LinearRegressionTrainer,KNeighborsRegressorTrainer,PolynomialRegressionTrainer",
+  );
+  await train(COREMARK, "acpi", "CounterOnly", "LinearRegressionTrainer");
+  // A BPFOnly model (trained on the idle recording): coremark has no BPF metrics, so it is skipped.
+  await train(IDLE, "acpi", "BPFOnly", "LinearRegressionTrainer");
+  // DynPower: the min isolator's table of the recording, then a model on it.
+  const isolated = join(folder, "isolated.csv");
+  await cli(["isolate", "--input", COREMARK, "--source", "rapl-sysfs", "--feature-group", "CounterOnly", "--out", isolated]);
+  await train(isolated, "rapl-sysfs", "CounterOnly", "LinearRegressionTrainer", ["--output-type", "DynPower"]);
+}, 120_000);
+
+afterAll(async () => {
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+/** Predictions of a saved linear model on table rows: (x / scale) . coefficients + intercept, clamped at 0. */
+async function linearPredictions(modelFolder: string, component: string, column: (name: string) => number[]): Promise<number[]> {
+  const scaler = JSON.parse(await readFile(join(modelFolder, "scaler.json"), "utf8")) as { features: string[]; scale: number[] };
+  const model = JSON.parse(await readFile(join(modelFolder, `${component}.json`), "utf8")) as {
+    kind: string;
+    coefficients: number[];
+    intercept: number;
+  };
+  expect(model.kind).toBe("linear");
+  const features = scaler.features.map(column);
+  return features[0]!.map((_, row) =>
+    Math.max(
+      0,
+      scaler.features.reduce(
+        (sum, _name, j) => sum + (features[j]![row]! / scaler.scale[j]!) * model.coefficients[j]!,
+        model.intercept,
+      ),
+    ),
+  );
+}
+
+function errors(measured: number[], predicted: number[]) {
+  const absolute = measured.map((y, i) => Math.abs(y - predicted[i]!));
+  const positive = measured.map((y, i) => [y, absolute[i]!] as const).filter(([y]) => y > 0);
+  return {
+    mae: absolute.reduce((a, b) => a + b, 0) / absolute.length,
+    mape: positive.length === 0 ? -1 : (positive.reduce((sum, [y, e]) => sum + e / y, 0) / positive.length) * 100,
+    max: Math.max(...absolute),
+  };
+}
+
+function columnsOf(header: readonly string[], rows: ReadonlyArray<readonly string[]>) {
+  return (name: string) => {
+    const index = header.indexOf(name);
+    expect(index, name).toBeGreaterThanOrEqual(0);
+    return rows.map((row) => Number(row[index]));
+  };
+}
+
+const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
+
+describe("kepler-model evaluate", () => {
+  it("--json: each model's MAE, MAPE and max error per component equal the ones computed from the reference's table", async () => {
+    const report = JSON.parse(
+      await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--json"]),
+    ) as Report;
+    const golden = readGoldenCsv("extract_abs_rapl-sysfs_CounterOnly.csv");
+    const column = columnsOf(golden.header, golden.rows);
+    const linear = report.models.find((m) => m.energySource === "rapl-sysfs" && m.modelName === "LinearRegressionTrainer_0")!;
+    expect(linear.rowCount).toBe(golden.rows.length);
+    const modelFolder = join(modelPath, PIPELINE, "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    for (const component of ["package", "dram"]) {
+      const expected = errors(column(`${component}_power`), await linearPredictions(modelFolder, component, column));
+      const ours = linear.components.find((c) => c.component === component)!;
+      expect(relative(ours.maeWatts, expected.mae), component).toBeLessThan(1e-9);
+      expect(relative(ours.mapePercent, expected.mape), component).toBeLessThan(1e-9);
+      expect(relative(ours.maxErrorWatts, expected.max), component).toBeLessThan(1e-9);
+    }
+    // core and uncore measure 0 W throughout: no MAPE (-1), as the reference.
+    expect(linear.components.find((c) => c.component === "core")).toEqual({
+      component: "core",
+      maeWatts: 0,
+      mapePercent: -1,
+      maxErrorWatts: 0,
+    });
+    // Sorted by the model's MAE (its worst component) within each source.
+    const rapl = report.models.filter((m) => m.energySource === "rapl-sysfs").map((m) => m.maeWatts);
+    expect(rapl).toHaveLength(3);
+    expect([...rapl].sort((a, b) => a - b)).toEqual(rapl);
+    expect(report.models.map((m) => m.energySource)).toEqual(["acpi", "rapl-sysfs", "rapl-sysfs", "rapl-sysfs"]);
+    expect(report.skipped).toEqual([
+      {
+        energySource: "acpi",
+        outputType: "AbsPower",
+        featureGroup: "BPFOnly",
+        modelName: "LinearRegressionTrainer_0",
+        reason:
+          "response: missing metric kepler_container_bpf_cpu_time_ms_total (needed for feature bpf_cpu_time_ms of group BPFOnly)",
+      },
+    ]);
+  });
+
+  it("prints a table sorted by MAE, the best model per source and the skipped models", async () => {
+    const stdout = await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath]);
+    const golden = readGoldenCsv("extract_abs_acpi_CounterOnly.csv");
+    const column = columnsOf(golden.header, golden.rows);
+    const modelFolder = join(modelPath, PIPELINE, "acpi", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    const expected = errors(column("platform_power"), await linearPredictions(modelFolder, "platform", column));
+    const lines = stdout.split("\n");
+    expect(lines[0]).toBe(
+      "source      output    feature_group  model                          component  rows  mae_w    mape_pct  max_err_w",
+    );
+    expect(lines[1]!.split(/\s+/)).toEqual([
+      "acpi",
+      "AbsPower",
+      "CounterOnly",
+      "LinearRegressionTrainer_0",
+      "platform",
+      "187",
+      expected.mae.toFixed(4),
+      expected.mape.toFixed(4),
+      expected.max.toFixed(4),
+    ]);
+    const raplModels = lines.filter((line) => line.startsWith("rapl-sysfs ")).map((line) => line.split(/\s+/)[3]);
+    expect(raplModels).toHaveLength(12);
+    expect(lines).toContain(`best acpi AbsPower: CounterOnly/LinearRegressionTrainer_0 (MAE ${expected.mae.toFixed(4)} W)`);
+    expect(lines.filter((line) => line.startsWith("best rapl-sysfs AbsPower: CounterOnly/"))).toHaveLength(1);
+    expect(lines).toContain(
+      "skipped acpi AbsPower BPFOnly/LinearRegressionTrainer_0: response: missing metric kepler_container_bpf_cpu_time_ms_total (needed for feature bpf_cpu_time_ms of group BPFOnly)",
+    );
+  });
+
+  it("--model and --source pick one model", async () => {
+    const report = JSON.parse(
+      await cli([
+        "evaluate",
+        "--pipeline",
+        PIPELINE,
+        "--input",
+        COREMARK,
+        "--model-path",
+        modelPath,
+        "--model",
+        "KNeighborsRegressorTrainer_0",
+        "--source",
+        "rapl-sysfs",
+        "--json",
+      ]),
+    ) as Report;
+    expect(report.models.map((m) => `${m.energySource}/${m.modelName}`)).toEqual(["rapl-sysfs/KNeighborsRegressorTrainer_0"]);
+    expect(report.skipped).toEqual([]);
+  });
+
+  it("--output-type DynPower: the model on the min-isolated recording, checked on the reference's isolate_min table", async () => {
+    const report = JSON.parse(
+      await cli([
+        "evaluate",
+        "--pipeline",
+        PIPELINE,
+        "--input",
+        COREMARK,
+        "--model-path",
+        modelPath,
+        "--output-type",
+        "DynPower",
+        "--json",
+      ]),
+    ) as Report;
+    expect(report.models).toHaveLength(1);
+    const [model] = report.models;
+    const golden = readIsolatorGolden("isolate_min_rapl-sysfs_CounterOnly.csv");
+    const column = columnsOf(golden.header, golden.rows);
+    const modelFolder = join(modelPath, PIPELINE, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0");
+    expect(model!.rowCount).toBe(golden.rows.length);
+    const expected = errors(column("package_power"), await linearPredictions(modelFolder, "package", column));
+    const ours = model!.components.find((c) => c.component === "package")!;
+    // The isolated labels are differences (power minus its minimum), equal to the golden within 1e-9 relative.
+    expect(relative(ours.maeWatts, expected.mae)).toBeLessThan(1e-9);
+    expect(relative(ours.maxErrorWatts, expected.max)).toBeLessThan(1e-9);
+
+    // A pipeline trained with the profile isolator: evaluated with min, and said so.
+    const profiled = join(modelPath, "profiled");
+    await cp(modelFolder, join(profiled, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0"), {
+      recursive: true,
+    });
+    await writeFile(
+      join(profiled, "metadata.json"),
+      JSON.stringify({ name: "profiled", isolator: "profile", extractor: "default" }),
+    );
+    const stdout = await cli([
+      "evaluate",
+      "--pipeline",
+      "profiled",
+      "--input",
+      COREMARK,
+      "--model-path",
+      modelPath,
+      "--output-type",
+      "DynPower",
+    ]);
+    expect(
+      stdout.endsWith("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n"),
+    ).toBe(true);
+    expect(stdout).toContain(`  package    187   ${expected.mae.toFixed(4)}  `);
+  });
+
+  it("evaluates a model imported from kepler-model-db (metadata.json and weight.json only) like ours", async () => {
+    const ours = join(modelPath, PIPELINE, "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    const imported = join(modelPath, "imported", "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    await cp(join(ours, "weight.json"), join(imported, "weight.json"), { recursive: true });
+    const metadata = JSON.parse(await readFile(join(ours, "metadata.json"), "utf8")) as Record<string, unknown>;
+    delete metadata.format_version;
+    await writeFile(join(imported, "metadata.json"), JSON.stringify(metadata));
+    const evaluate = async (pipeline: string) =>
+      (
+        JSON.parse(
+          await cli([
+            "evaluate",
+            "--pipeline",
+            pipeline,
+            "--input",
+            COREMARK,
+            "--model-path",
+            modelPath,
+            "--model",
+            "LinearRegressionTrainer_0",
+            "--source",
+            "rapl-sysfs",
+            "--json",
+          ]),
+        ) as Report
+      ).models[0]!.components;
+    const fromWeights = await evaluate("imported");
+    const fromModels = await evaluate(PIPELINE);
+    fromWeights.forEach((c, i) => {
+      expect(c.component).toBe(fromModels[i]!.component);
+      expect(Math.abs(c.maeWatts - fromModels[i]!.maeWatts)).toBeLessThan(1e-9);
+    });
+  });
+
+  it("explains mistakes: usage errors exit 2, a missing pipeline or model exits 1", async () => {
+    const missing = await run(["evaluate", "--input", COREMARK]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.split("\n")[0]).toBe("kepler-model evaluate: --pipeline is required");
+    const type = await run(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--output-type", "Both"]);
+    expect(type.code).toBe(2);
+    expect(type.stderr.split("\n")[0]).toBe('kepler-model evaluate: --output-type must be one of AbsPower, DynPower, got "Both"');
+    const pipeline = await run(["evaluate", "--pipeline", "nope", "--input", COREMARK, "--model-path", modelPath]);
+    expect(pipeline.code).toBe(1);
+    expect(pipeline.stderr).toBe(`kepler-model evaluate: pipeline folder ${join(modelPath, "nope")} not found\n`);
+    const model = await run([
+      "evaluate",
+      "--pipeline",
+      PIPELINE,
+      "--input",
+      COREMARK,
+      "--model-path",
+      modelPath,
+      "--model",
+      "X_0",
+    ]);
+    expect(model.code).toBe(1);
+    expect(model.stderr).toBe(
+      `kepler-model evaluate: no AbsPower model named X_0 matches in ${join(modelPath, PIPELINE)} (it holds 6 models)\n`,
+    );
+  });
+});

@@ -1,0 +1,253 @@
+// `kepler-model evaluate` (the reference CLI's `estimate`, renamed: our `estimate` is one inference): applies
+// every model of a pipeline in a local MODEL_PATH (or one, --model) to a recording, a saved Prometheus
+// response, and prints MAE, MAPE and max error per model and component. Like the reference it works on
+// files: the recording is extracted (and isolated, for DynPower) in-process with the pipeline's extractor.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { DataTable } from "../../services/domain/data-table.js";
+import { assertEnergySource, type EnergySource } from "../../services/domain/energy-sources.js";
+import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { type ComponentError, evaluatePredictor } from "../../services/estimator/domain/evaluate-predictor.js";
+import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
+import { extract } from "../../services/extractor/domain/extract.js";
+import { isolate } from "../../services/isolator/domain/isolate.js";
+import { readConfig } from "../../services/kit/config-schema.js";
+import { modelPathKey } from "../../services/kit/model-path-key.js";
+import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
+import type { OutputTypeName } from "../../services/models/index.js";
+import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
+
+type Flags = Readonly<Record<string, string | boolean | undefined>>;
+type Extractor = "default" | "smooth";
+type Isolator = "none" | "min";
+
+/** One model's errors on the recording. */
+export interface ModelEvaluation {
+  readonly energySource: string;
+  readonly outputType: OutputTypeName;
+  readonly featureGroup: string;
+  readonly modelName: string;
+  readonly rowCount: number;
+  /** The largest component MAE: the reference's score for a model. */
+  readonly maeWatts: number;
+  /** metadata.json `mae` of the training run (test rows, rounded), for comparison. */
+  readonly trainedMaeWatts: number | null;
+  readonly components: readonly ComponentError[];
+}
+
+/** A model that could not be evaluated, and why. */
+export interface SkippedModel {
+  readonly energySource: string;
+  readonly outputType: OutputTypeName;
+  readonly featureGroup: string;
+  readonly modelName: string;
+  readonly reason: string;
+}
+
+const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
+const list = (flags: Flags, name: string): string[] =>
+  text(flags, name)
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[], fallback: T): T {
+  const value = text(flags, name) || fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, got "${value}"`);
+  return value as T;
+}
+
+/** The pipeline's metadata.json (extractor and isolator it was trained with), or {} when absent. */
+async function readPipelineMetadata(modelPath: string, pipelineName: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(join(modelPath, pipelineName, "metadata.json"), "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw error;
+  }
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The table the models of one (source, output type, feature group) are evaluated on. */
+async function evaluationTable(
+  response: PrometheusResponse,
+  group: { energySource: EnergySource; outputType: OutputTypeName; featureGroup: string },
+  options: { extractor: Extractor; isolator: Isolator },
+): Promise<DataTable> {
+  const featureGroup = assertExtractableFeatureGroup(group.featureGroup, "feature_group");
+  const level = group.outputType === "AbsPower" ? "node" : "container";
+  const extracted = extract(response, { energySource: group.energySource, featureGroup, level, extractor: options.extractor });
+  if (group.outputType === "AbsPower") return extracted.table;
+  return (await isolate(extracted.table, { isolator: options.isolator, energySource: group.energySource })).table;
+}
+
+/** Evaluates every listed model, one extraction per group; models are ranked by MAE within source and output type. */
+async function evaluateModels(
+  response: PrometheusResponse,
+  models: readonly ModelFolderEntry[],
+  options: { extractor: Extractor; isolator: Isolator },
+): Promise<{ evaluations: ModelEvaluation[]; skipped: SkippedModel[] }> {
+  const evaluations: ModelEvaluation[] = [];
+  const skipped: SkippedModel[] = [];
+  const tables = new Map<string, Promise<DataTable>>();
+  for (const model of models) {
+    const where = { energySource: model.energySource, outputType: model.outputType, featureGroup: model.featureGroup };
+    try {
+      const energySource = assertEnergySource(model.energySource, "energy_source");
+      const key = `${energySource}/${model.outputType}/${model.featureGroup}`;
+      if (!tables.has(key)) tables.set(key, evaluationTable(response, { ...where, energySource }, options));
+      const table = await tables.get(key)!;
+      const loaded = await loadModelFolder(model.folderPath, energySource);
+      const components = evaluatePredictor(loaded.predictor, table, loaded.features);
+      if (components.length === 0) throw new Error("the recording measures none of the model's components");
+      evaluations.push({
+        ...where,
+        modelName: model.modelName,
+        rowCount: table.rowCount,
+        maeWatts: Math.max(...components.map((c) => c.maeWatts)),
+        trainedMaeWatts: loaded.trainedMaeWatts ?? null,
+        components,
+      });
+    } catch (error) {
+      skipped.push({ ...where, modelName: model.modelName, reason: message(error) });
+    }
+  }
+  const rank = (e: ModelEvaluation) => `${e.energySource}\u0000${e.outputType}`;
+  evaluations.sort((a, b) =>
+    rank(a) !== rank(b)
+      ? rank(a) < rank(b)
+        ? -1
+        : 1
+      : a.maeWatts - b.maeWatts || (a.modelName < b.modelName ? -1 : a.modelName > b.modelName ? 1 : 0),
+  );
+  return { evaluations, skipped };
+}
+
+const watts = (value: number) => value.toFixed(4);
+
+function renderText(evaluations: readonly ModelEvaluation[], skipped: readonly SkippedModel[]): string {
+  const rows = evaluations.flatMap((e) =>
+    e.components.map((c) => [
+      e.energySource,
+      e.outputType,
+      e.featureGroup,
+      e.modelName,
+      c.component,
+      String(e.rowCount),
+      watts(c.maeWatts),
+      c.mapePercent < 0 ? "-" : c.mapePercent.toFixed(4),
+      watts(c.maxErrorWatts),
+    ]),
+  );
+  const lines = [
+    formatTextTable(["source", "output", "feature_group", "model", "component", "rows", "mae_w", "mape_pct", "max_err_w"], rows),
+  ];
+  if (evaluations.length > 0 || skipped.length > 0) lines.push("\n");
+  const best = new Map<string, ModelEvaluation>();
+  for (const e of evaluations)
+    if (!best.has(`${e.energySource} ${e.outputType}`)) best.set(`${e.energySource} ${e.outputType}`, e);
+  for (const [key, e] of best) lines.push(`best ${key}: ${e.featureGroup}/${e.modelName} (MAE ${watts(e.maeWatts)} W)\n`);
+  for (const s of skipped)
+    lines.push(`skipped ${s.energySource} ${s.outputType} ${s.featureGroup}/${s.modelName}: ${s.reason}\n`);
+  return lines.join("");
+}
+
+export const evaluateCommand: Command = {
+  name: "evaluate",
+  summary: "Apply every model of a pipeline (or one) to a recording and print MAE, MAPE and max error per model and component.",
+  usage: "--pipeline <name> --input <response.json[.gz]> [--model <name>] [--output-type AbsPower|DynPower] [--json] [flags]",
+  flags: [
+    { name: "pipeline", aliases: ["pipeline-name"], valueName: "name", description: "Pipeline folder in the model path." },
+    {
+      name: "input",
+      valueName: "file",
+      description: "The recording: a saved Prometheus response (`kepler-model query`); .gz is read too.",
+    },
+    {
+      name: "model",
+      aliases: ["model-name"],
+      valueName: "name",
+      description: "Only this model, e.g. LinearRegressionTrainer_0.",
+    },
+    { name: "source", valueName: "a,b", description: "Only these energy sources (default: every source of the pipeline)." },
+    { name: "feature-group", valueName: "a,b", description: "Only these feature groups (default: all)." },
+    { name: "output-type", valueName: "type", description: "AbsPower (default, as the reference) or DynPower." },
+    {
+      name: "extractor",
+      valueName: "default|smooth",
+      description: "Extractor for the recording (default: the one in the pipeline's metadata.json).",
+    },
+    {
+      name: "isolator",
+      valueName: "none|min",
+      description: "DynPower: isolator for the recording (default: the pipeline's when none or min, else min).",
+    },
+    { name: "json", boolean: true, description: "Print the results as JSON instead of a table." },
+    {
+      name: "model-path",
+      valueName: "dir",
+      description: `Model folder to read (env MODEL_PATH, default ${modelPathKey.default}).`,
+    },
+  ],
+  async run({ flags, stdout, env }) {
+    const pipelineName = text(flags, "pipeline");
+    if (pipelineName === "") throw new UsageError("--pipeline is required");
+    const input = text(flags, "input");
+    if (input === "") throw new UsageError("--input is required");
+    const outputType = oneOf(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
+    const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
+    const metadata = await readPipelineMetadata(modelPath, pipelineName);
+    const extractor = oneOf(
+      flags,
+      "extractor",
+      ["default", "smooth"] as const,
+      metadata.extractor === "smooth" ? "smooth" : "default",
+    );
+    const isolator = oneOf(flags, "isolator", ["none", "min"] as const, metadata.isolator === "none" ? "none" : "min");
+    const sources = list(flags, "source").map((name) => assertEnergySource(name, "--source"));
+    const groups = list(flags, "feature-group");
+    const modelName = text(flags, "model");
+    const all = await listModelFolders(modelPath, pipelineName);
+    const models = all.filter(
+      (m) =>
+        m.outputType === outputType &&
+        (sources.length === 0 || (sources as string[]).includes(m.energySource)) &&
+        (groups.length === 0 || groups.includes(m.featureGroup)) &&
+        (modelName === "" || m.modelName === modelName),
+    );
+    if (models.length === 0)
+      throw new Error(
+        `no ${outputType} model${modelName === "" ? "" : ` named ${modelName}`} matches in ${join(modelPath, pipelineName)} (it holds ${all.length} models)`,
+      );
+    const bytes = await readFile(input);
+    const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
+    const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator });
+    const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
+    // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.
+    const notices =
+      outputType === "DynPower" && flags.isolator === undefined && trainedIsolator !== "" && trainedIsolator !== isolator
+        ? [`the pipeline was trained with the ${trainedIsolator} isolator; the recording is isolated with ${isolator}`]
+        : [];
+    if (flags.json === true) {
+      const report = {
+        pipelineName,
+        input,
+        outputType,
+        extractor,
+        ...(outputType === "DynPower" ? { isolator } : {}),
+        models: evaluations,
+        skipped,
+        notices,
+      };
+      stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else {
+      stdout.write(renderText(evaluations, skipped) + notices.map((notice) => `note: ${notice}\n`).join(""));
+    }
+    return evaluations.length > 0 ? 0 : 1;
+  },
+};

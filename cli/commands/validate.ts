@@ -1,0 +1,90 @@
+// `kepler-model validate`: what a saved Prometheus response holds (reference CLI `validate`, spec §9.4):
+// per query the series, samples and samples > 0, and per feature group whether training can use it.
+// Computed in-process with the extractor's domain code.
+import { readFile } from "node:fs/promises";
+import { gunzipSync } from "node:zlib";
+import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { type ResponseValidation, validateResponse } from "../../services/extractor/domain/validate-response.js";
+import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
+
+function renderText(report: ResponseValidation): string {
+  const queries = formatTextTable(
+    ["query", "source", "series", "series_>0", "samples", "samples_>0", "max"],
+    report.queries.map((q) => [
+      q.query,
+      q.energySource,
+      String(q.seriesCount),
+      String(q.positiveSeriesCount),
+      String(q.sampleCount),
+      String(q.positiveSampleCount),
+      q.maxValue === null ? "-" : String(q.maxValue),
+    ]),
+  );
+  const groups = formatTextTable(
+    ["feature_group", "valid", "series", "samples", "samples_>0", "missing"],
+    report.featureGroups.map((g) => [
+      g.historical ? `${g.featureGroup} (historical)` : g.featureGroup,
+      g.valid ? "yes" : "no",
+      String(g.seriesCount),
+      String(g.sampleCount),
+      String(g.positiveSampleCount),
+      g.missingFeatures.length > 0 ? g.missingFeatures.join(",") : g.note === "" ? "-" : `- (${g.note})`,
+    ]),
+  );
+  const { reference, historical } = report.validFeatureGroups;
+  return [
+    queries,
+    groups,
+    `valid feature groups: ${reference.join(", ") || "none"}${historical.length > 0 ? ` (historical: ${historical.join(", ")})` : ""}`,
+    `energy sources: ${report.energySources.join(", ") || "none"}`,
+    "",
+  ].join("\n");
+}
+
+export const validateCommand: Command = {
+  name: "validate",
+  summary: "Count series, samples and samples > 0 per query of a saved Prometheus response, and list its valid feature groups.",
+  usage: "--input <response.json[.gz]> [--json] [flags]",
+  flags: [
+    {
+      name: "input",
+      valueName: "file",
+      description: "Saved Prometheus response JSON (`kepler-model query` format); .gz is read too.",
+    },
+    {
+      name: "pod",
+      valueName: "text",
+      description: "Count only container series whose pod_name contains this (e.g. the benchmark's name).",
+    },
+    { name: "json", boolean: true, description: "Print the report as JSON instead of tables." },
+    { name: "vm", boolean: true, description: "Check the VM metrics (kepler_process_*) for the feature groups." },
+    {
+      name: "third-party-metrics",
+      valueName: "a,b",
+      description: "Comma-separated metric names used verbatim as ThirdParty features.",
+    },
+  ],
+  async run({ flags, stdout }) {
+    const input = flags.input;
+    if (typeof input !== "string" || input === "") throw new UsageError("--input is required");
+    const thirdPartyMetrics =
+      typeof flags["third-party-metrics"] === "string"
+        ? flags["third-party-metrics"]
+            .split(",")
+            .map((name) => name.trim())
+            .filter((name) => name !== "")
+        : [];
+    const bytes = await readFile(input);
+    const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
+    if (flags.pod !== undefined && (typeof flags.pod !== "string" || flags.pod === ""))
+      throw new UsageError("--pod needs a value");
+    const report = validateResponse(response, {
+      thirdPartyMetrics,
+      useVmMetrics: flags.vm === true,
+      podNameContains: typeof flags.pod === "string" ? flags.pod : undefined,
+    });
+    stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderText(report));
+    return 0;
+  },
+};
