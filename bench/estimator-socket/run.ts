@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { keplerPowerRequest, keplerSidecarCall } from "../../services/estimator/testing/kepler-sidecar-client.js";
 import { ms, printTable } from "../support/measure.js";
+import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 const METRICS = ["bpf_cpu_time_ms", "bpf_page_cache_hit", "bpf_net_tx_irq", "bpf_net_rx_irq", "bpf_block_irq", "cpu_cycles"];
@@ -43,11 +45,7 @@ export default async function run(): Promise<void> {
       child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
     });
     const registry = createRegistryClient(registryAddress);
-    await registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-      })(),
-    );
+    await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
     registry.close();
     const rows: string[][] = [];
     for (const [source, count] of [

@@ -18,6 +18,8 @@ import { startRegistry } from "../registry/main.js";
 import { createEstimatorClient } from "./client.js";
 import { readEstimatorConfig } from "./config.js";
 import { startEstimator } from "./main.js";
+import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 const SERVICES = ["", "kepler.model.v1.EstimatorService"];
@@ -119,11 +121,7 @@ describe("estimator readiness", () => {
     const registryClient = createRegistryClient(registry.address);
     const estimator = createEstimatorClient(estimatorHandle.address);
     try {
-      await registryClient.client.importPipeline(
-        (async function* () {
-          yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-        })(),
-      );
+      await importPipelineZip(registryClient, "ec2-fixture", await zipFolderTree(FIXTURE));
       expect(await waitForStatus(SERVING)).toEqual([SERVING, SERVING]);
       const estimate = await estimator.client.estimate({
         featureNames: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],

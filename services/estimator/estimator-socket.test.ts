@@ -19,6 +19,8 @@ import { createEstimatorClient } from "./client.js";
 import { readEstimatorConfig } from "./config.js";
 import { startEstimator } from "./main.js";
 import { KEPLER_READ_BYTES, keplerMilliwatts, keplerPowerRequest, keplerSidecarCall } from "./testing/kepler-sidecar-client.js";
+import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 // Kepler 0.7.12's sidecar PowerRequest for the idle call, byte for byte (issue 12).
@@ -68,11 +70,7 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   registry = createRegistryClient(registryHandle.address);
-  const imported = await registry.client.importPipeline(
-    (async function* () {
-      yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-    })(),
-  );
+  const imported = await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
   expect(imported.importedModelCount).toBe(3);
   await publishTestArchive(registry, dynPowerModel("rapl-sysfs", [12, -5, 1.5, 4]));
   await publishTestArchive(registry, dynPowerModel("acpi", [20]));

@@ -10,6 +10,8 @@ import { keplerSidecarCall } from "../../services/estimator/testing/kepler-sidec
 import { silentLogger } from "../../services/kit/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
+import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../fixtures/registry/ec2-fixture", import.meta.url).pathname;
 // Kepler 0.7.12's idle call for platform power (issue 12's request with source acpi).
@@ -42,11 +44,7 @@ describe("estimator socket in the mesh", () => {
     const registryServer = mesh.servers.find((server) => server.name === "registry");
     expect(registryServer).toBeDefined();
     const registry = createRegistryClient(registryServer!.address);
-    await registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-      })(),
-    );
+    await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
     registry.close();
     const exchange = await keplerSidecarCall(socketPath, ACPI_IDLE);
     const response = JSON.parse(exchange.firstRead) as { powers: { platform: number[] }; msg: string };
