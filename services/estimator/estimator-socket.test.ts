@@ -208,6 +208,25 @@ describe("unix-socket estimator: Kepler 0.7.12's sidecar calls", () => {
     await expectStillServing();
   });
 
+  it("answers Kepler v0.5's total-power call (model_name, no source) with a plain list of platform watts", async () => {
+    const v05 = JSON.stringify({
+      metrics: METRICS_0_7_12,
+      values: [BUSY_ROW],
+      output_type: "AbsPower",
+      system_features: ["cpu_architecture"],
+      system_values: ["unknown"],
+      model_name: "",
+      filter: "",
+    });
+    const expected = await grpcPowers(
+      keplerPowerRequest({ metrics: METRICS_0_7_12, values: [BUSY_ROW], outputType: "AbsPower", source: "acpi" }),
+    );
+    const exchange = await keplerSidecarCall(socketPath, v05);
+    const decoded = JSON.parse(exchange.firstRead) as { powers: number[]; msg: string };
+    expect(exchange.firstRead).toMatch(/^\{"powers": \[[0-9.e+-]+\], "msg": ""\}$/);
+    expect(Math.abs((decoded.powers[0] as number) - (expected.powers.platform?.[0] as number))).toBeLessThan(1e-6);
+  });
+
   it("reads a request split over several writes", async () => {
     const request = keplerPowerRequest({ metrics: METRICS_0_7_12, values: [BUSY_ROW], outputType: "AbsPower", source: "acpi" });
     const whole = await keplerPowers(request);
