@@ -82,7 +82,7 @@ beforeAll(async () => {
       registryAddress: registryHandle.address,
       estimatorSocket: socketPath,
     },
-    { logger: silentLogger(), socketLimits: { idleTimeoutMs: 300 } },
+    { logger: silentLogger() },
   );
   estimator = createEstimatorClient(estimatorHandle.address);
 });
@@ -206,6 +206,25 @@ describe("unix-socket estimator: Kepler 0.7.12's sidecar calls", () => {
     await expectStillServing();
   });
 
+  it("answers Kepler v0.5's total-power call (model_name, no source) with a plain list of platform watts", async () => {
+    const v05 = JSON.stringify({
+      metrics: METRICS_0_7_12,
+      values: [BUSY_ROW],
+      output_type: "AbsPower",
+      system_features: ["cpu_architecture"],
+      system_values: ["unknown"],
+      model_name: "",
+      filter: "",
+    });
+    const expected = await grpcPowers(
+      keplerPowerRequest({ metrics: METRICS_0_7_12, values: [BUSY_ROW], outputType: "AbsPower", source: "acpi" }),
+    );
+    const exchange = await keplerSidecarCall(socketPath, v05);
+    const decoded = JSON.parse(exchange.firstRead) as { powers: number[]; msg: string };
+    expect(exchange.firstRead).toMatch(/^\{"powers": \[[0-9.e+-]+\], "msg": ""\}$/);
+    expect(Math.abs((decoded.powers[0] as number) - (expected.powers.platform?.[0] as number))).toBeLessThan(1e-6);
+  });
+
   it("reads a request split over several writes", async () => {
     const request = keplerPowerRequest({ metrics: METRICS_0_7_12, values: [BUSY_ROW], outputType: "AbsPower", source: "acpi" });
     const whole = await keplerPowers(request);
@@ -272,19 +291,26 @@ describe("unix-socket estimator: bad input gets an error response or a closed co
     });
     expect((await call(request)).allBytes).toMatch(/^\{"powers": \[\], "msg": "source: unknown energy source \\"nvidia\\"/);
   });
-
-  it("a client that connects and says nothing is disconnected after the idle timeout", async () => {
-    expect((await call([])).allBytes).toBe("");
-    await expectStillServing();
-  });
 });
 
 describe("unix-socket estimator: start and stop", () => {
   const start = (path: string, registryAddress = registryHandle.address) =>
     startEstimator(
       { ...readEstimatorConfig({}), host: "127.0.0.1", port: 0, registryAddress, estimatorSocket: path },
-      { logger: silentLogger(), socketLimits: { estimateDeadlineMs: 500 } },
+      { logger: silentLogger(), socketLimits: { estimateDeadlineMs: 500, idleTimeoutMs: 300 } },
     );
+
+  it("disconnects a client that connects and says nothing after the idle timeout, and goes on serving", async () => {
+    const path = join(dir, "idle.sock");
+    const handle = await start(path);
+    try {
+      expect((await keplerSidecarCall(path, [])).allBytes).toBe("");
+      const exchange = await keplerSidecarCall(path, KEPLER_0_7_12_IDLE);
+      expect(JSON.parse(exchange.allBytes)).toHaveProperty("msg", "");
+    } finally {
+      await handle.close();
+    }
+  });
 
   it("removes a stale socket file left by a killed estimator, and its own file on close", async () => {
     const path = join(dir, "stale.sock");

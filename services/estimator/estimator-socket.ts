@@ -95,10 +95,12 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     }
     const rowCount = declaredRowCount(request);
     const started = Date.now();
+    let powersAsList = false;
     try {
-      const input = decodeKeplerPowerRequest(request);
-      const powers = await withDeadline(options.estimate(input), limits.estimateDeadlineMs);
-      const encoded = encodePowerResponse(powers);
+      const decoded = decodeKeplerPowerRequest(request);
+      powersAsList = decoded.powersAsList;
+      const powers = await withDeadline(options.estimate(decoded.input), limits.estimateDeadlineMs);
+      const encoded = encodePowerResponse(powers, { powersAsList });
       logger.debug(
         { rows: rowCount, bytes: encoded.text.length, precision: encoded.precision, ms: Date.now() - started },
         "socket estimate",
@@ -107,10 +109,10 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     } catch (error) {
       if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
         logger.warn({ rows: rowCount, reason: (error as Error).message }, "socket estimate failed");
-        return encodeErrorResponse((error as Error).message, rowCount);
+        return encodeErrorResponse((error as Error).message, rowCount, { powersAsList });
       }
       logger.error({ rows: rowCount, err: error }, "socket estimate failed unexpectedly");
-      return encodeErrorResponse("internal error: see the estimator log", rowCount);
+      return encodeErrorResponse("internal error: see the estimator log", rowCount, { powersAsList });
     }
   }
 

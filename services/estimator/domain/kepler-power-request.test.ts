@@ -17,31 +17,34 @@ function decodeError(request: unknown): string {
 describe("decodeKeplerPowerRequest", () => {
   it("decodes Kepler 0.7.12's request for the estimator's own machine and any pipeline", () => {
     expect(decodeKeplerPowerRequest(JSON.parse(KEPLER_0_7_12))).toEqual({
-      featureNames: [
-        "bpf_cpu_time_ms",
-        "bpf_page_cache_hit",
-        "bpf_net_tx_irq",
-        "bpf_net_rx_irq",
-        "bpf_block_irq",
-        "cpu_cycles",
-        "cpu_instructions",
-        "cache_miss",
-      ],
-      rowCount: 1,
-      values: { kind: "list", list: [0, 0, 0, 0, 0, 0, 0, 0] },
-      outputType: "AbsPower",
-      energySource: "rapl-sysfs",
-      systemFeatureNames: ["cpu_architecture"],
-      systemFeatureValues: ["unknown"],
-      trainerName: "",
-      filter: "",
-      pipelineName: "",
-      unavailableFeatureNames: [],
+      powersAsList: false,
+      input: {
+        featureNames: [
+          "bpf_cpu_time_ms",
+          "bpf_page_cache_hit",
+          "bpf_net_tx_irq",
+          "bpf_net_rx_irq",
+          "bpf_block_irq",
+          "cpu_cycles",
+          "cpu_instructions",
+          "cache_miss",
+        ],
+        rowCount: 1,
+        values: { kind: "list", list: [0, 0, 0, 0, 0, 0, 0, 0] },
+        outputType: "AbsPower",
+        energySource: "rapl-sysfs",
+        systemFeatureNames: ["cpu_architecture"],
+        systemFeatureValues: ["unknown"],
+        trainerName: "",
+        filter: "",
+        pipelineName: "",
+        unavailableFeatureNames: [],
+      },
     });
   });
 
   it("accepts Kepler v0.5's shape (model_name, no source) and ignores unknown keys", () => {
-    const input = decodeKeplerPowerRequest({
+    const v05 = {
       metrics: ["bpf_cpu_time_ms", "cpu_cycles"],
       values: [
         [10, 20],
@@ -54,18 +57,28 @@ describe("decodeKeplerPowerRequest", () => {
       filter: "",
       core_power: [],
       gpu_power: 1,
-    });
-    expect(input.energySource).toBe("rapl-sysfs");
-    expect(input.trainerName).toBe("SGDRegressorTrainer");
-    expect(input.outputType).toBe("DynPower");
-    expect(input.rowCount).toBe(2);
-    expect(input.values).toEqual({ kind: "list", list: [10, 20, 30, 40] });
+    };
+    // Total power: platform watts, which v0.5 decodes as a plain list.
+    const total = decodeKeplerPowerRequest(v05);
+    expect(total.powersAsList).toBe(true);
+    expect(total.input.energySource).toBe("acpi");
+    expect(total.input.trainerName).toBe("SGDRegressorTrainer");
+    expect(total.input.outputType).toBe("DynPower");
+    expect(total.input.rowCount).toBe(2);
+    expect(total.input.values).toEqual({ kind: "list", list: [10, 20, 30, 40] });
+    // Component power: the map of RAPL components.
+    const components = decodeKeplerPowerRequest({ ...v05, output_type: "AbsComponentPower" });
+    expect(components.powersAsList).toBe(false);
+    expect(components.input.energySource).toBe("rapl-sysfs");
+    expect(components.input.outputType).toBe("AbsPower");
   });
 
-  it("maps acpi and any rapl spelling as the reference does", () => {
+  it("maps acpi and any rapl spelling (and an empty source) as the reference does", () => {
     const base = JSON.parse(KEPLER_0_7_12) as Record<string, unknown>;
-    expect(decodeKeplerPowerRequest({ ...base, source: "acpi" }).energySource).toBe("acpi");
-    expect(decodeKeplerPowerRequest({ ...base, source: "rapl-sysfs" }).energySource).toBe("rapl-sysfs");
+    const sourceOf = (source: string) => decodeKeplerPowerRequest({ ...base, source }).input.energySource;
+    expect(sourceOf("acpi")).toBe("acpi");
+    expect(sourceOf("rapl-sysfs")).toBe("rapl-sysfs");
+    expect(sourceOf("")).toBe("rapl-sysfs");
   });
 
   it("names the field and the reason for bad input", () => {

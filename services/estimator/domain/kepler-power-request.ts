@@ -1,5 +1,7 @@
 // Kepler's sidecar PowerRequest (kepler-collector §1.2, kepler-model-server §8.2), decoded into an Estimate
-// input. Accepts what Kepler 0.7.12-0.9 sends and the older shapes (v0.5: `model_name`, no `source`).
+// input. Accepts what Kepler 0.5.5-0.9 sends (source, trainer_name) and v0.4/v0.5's shape: `model_name`,
+// no `source`, output types AbsPower/DynPower for total (platform) power, answered as a plain list, and
+// AbsComponentPower/DynComponentPower for the component map.
 // Unknown keys are ignored: the reference builds PowerRequest(**d) and fails on any extra key, which
 // we fix on purpose (docs/deviations.md).
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
@@ -50,9 +52,16 @@ function valueRows(request: JsonObject, width: number): number[][] {
   });
 }
 
-function outputTypeOf(request: JsonObject): "AbsPower" | "DynPower" {
+const LEGACY_COMPONENT_OUTPUT_TYPES: Record<string, "AbsPower" | "DynPower"> = {
+  AbsComponentPower: "AbsPower",
+  DynComponentPower: "DynPower",
+};
+
+function outputTypeOf(request: JsonObject): { outputType: "AbsPower" | "DynPower"; legacyComponents: boolean } {
   const value = request.output_type;
-  if (value === "AbsPower" || value === "DynPower") return value;
+  if (value === "AbsPower" || value === "DynPower") return { outputType: value, legacyComponents: false };
+  const legacy = typeof value === "string" ? LEGACY_COMPONENT_OUTPUT_TYPES[value] : undefined;
+  if (legacy !== undefined) return { outputType: legacy, legacyComponents: true };
   // The reference's message for this case.
   throw new InvalidInputError("output_type", `output type ${describe(value)} is not supported (AbsPower or DynPower)`);
 }
@@ -70,11 +79,18 @@ export function declaredRowCount(request: unknown): number {
   return Array.isArray(values) ? values.length : 0;
 }
 
+/** A decoded PowerRequest: the estimate to make and how the client reads `powers`. */
+export interface KeplerPowerRequest {
+  input: EstimateInput;
+  /** Kepler v0.4/v0.5's total-power call (no `source`): it decodes `powers` as a list of platform watts. */
+  powersAsList: boolean;
+}
+
 /**
  * Decodes a parsed PowerRequest. It predicts with the estimator's own machine (Kepler sends no machine
  * spec) and with no pipeline name, as gRPC Estimate does when those are left empty.
  */
-export function decodeKeplerPowerRequest(request: unknown): EstimateInput {
+export function decodeKeplerPowerRequest(request: unknown): KeplerPowerRequest {
   if (typeof request !== "object" || request === null || Array.isArray(request))
     throw new InvalidInputError("request", `expected a JSON object (Kepler's PowerRequest), got ${describe(request)}`);
   const fields = request as JsonObject;
@@ -88,17 +104,24 @@ export function decodeKeplerPowerRequest(request: unknown): EstimateInput {
       `expected ${systemFeatures.length} values (one per system_features entry), got ${systemValues.length}`,
     );
   }
+  const { outputType, legacyComponents } = outputTypeOf(fields);
+  // Kepler 0.5.5+ always writes `source` (possibly ""); only v0.4/v0.5 leave it out.
+  const source = optionalString(fields, "source");
+  const powersAsList = source === undefined && !legacyComponents;
   return {
-    featureNames: metrics,
-    rowCount: rows.length,
-    values: { kind: "list", list: rows.flat() },
-    outputType: outputTypeOf(fields),
-    energySource: normalizeRequestedSource(optionalString(fields, "source"), "source"),
-    systemFeatureNames: systemFeatures,
-    systemFeatureValues: systemValues,
-    trainerName: trainerNameOf(fields),
-    filter: optionalString(fields, "filter") ?? "",
-    pipelineName: "",
-    unavailableFeatureNames: [],
+    input: {
+      featureNames: metrics,
+      rowCount: rows.length,
+      values: { kind: "list", list: rows.flat() },
+      outputType,
+      energySource: powersAsList ? "acpi" : normalizeRequestedSource(source, "source"),
+      systemFeatureNames: systemFeatures,
+      systemFeatureValues: systemValues,
+      trainerName: trainerNameOf(fields),
+      filter: optionalString(fields, "filter") ?? "",
+      pipelineName: "",
+      unavailableFeatureNames: [],
+    },
+    powersAsList,
   };
 }

@@ -80,6 +80,16 @@ describe("encodePowerResponse", () => {
   });
 });
 
+describe("Kepler v0.5's total-power response", () => {
+  it("is the plain list of platform watts", () => {
+    expect(encodePowerResponse(powers({ platform: [212.6, -1] }), { powersAsList: true }).text).toBe(
+      '{"powers": [212.6, 0.0], "msg": ""}',
+    );
+    // An error is a map there, which v0.5's list decode rejects, so it skips the estimate.
+    expect(encodeErrorResponse("no model", 3, { powersAsList: true })).toBe('{"powers": {}, "msg": "no model"}');
+  });
+});
+
 describe("encodeErrorResponse", () => {
   it("uses the reference's shape for one row, and a list for several so that Kepler's decode fails cleanly", () => {
     expect(encodeErrorResponse('source: unknown energy source "nvidia" \u00e9\u007f\n', 1)).toBe(

@@ -23,7 +23,18 @@ export interface EncodedPowerResponse {
 
 type FormatWatts = (watts: number) => string;
 
-function responseText(powers: KeplerPowers, format: FormatWatts): string {
+/** How the client decodes `powers`, and how many bytes it reads. */
+export interface ResponseOptions {
+  /** Kepler v0.4/v0.5's total-power call: `powers` is the list of platform watts, no core ratio. */
+  powersAsList?: boolean;
+  limitBytes?: number;
+}
+
+function responseText(powers: KeplerPowers, format: FormatWatts, powersAsList: boolean): string {
+  if (powersAsList) {
+    const watts = powers.componentPowers[0]?.powerWatts ?? new Float64Array();
+    return `{"powers": [${Array.from(watts, format).join(", ")}], "msg": ""}`;
+  }
   const entries = powers.componentPowers.map(
     ({ component, powerWatts }) => `${formatPythonJsonString(component)}: [${Array.from(powerWatts, format).join(", ")}]`,
   );
@@ -51,13 +62,19 @@ function milliwattFormat(ratios: readonly number[]): FormatWatts {
 }
 
 /**
- * A response Kepler decodes with no error. An error response tells Kepler to skip this estimate:
- * `{"powers": {}, ...}` for one row (Kepler's start-up probe, node models), `{"powers": [], ...}` for
+ * An error response that makes Kepler skip this estimate without crashing (Kepler ignores `msg`):
+ * `{"powers": {}, ...}` for one row, which Kepler decodes with no error and reads as no power (its
+ * start-up probe then still succeeds, node models report nothing this tick); `{"powers": [], ...}` for
  * several rows, because Kepler's process path indexes one power per process when no error is returned
- * and would panic on an empty map, while a list fails its decode and the estimate is skipped.
+ * and would panic on an empty map, while a list fails its decode and the estimate is skipped. A v0.5
+ * total-power client decodes a list, so it gets the map, which fails its decode instead.
  */
-export function encodeErrorResponse(message: string, rowCount: number, limitBytes = KEPLER_READ_BYTES): string {
-  const powers = rowCount > 1 ? "[]" : "{}";
+export function encodeErrorResponse(
+  message: string,
+  rowCount: number,
+  { powersAsList = false, limitBytes = KEPLER_READ_BYTES }: ResponseOptions = {},
+): string {
+  const powers = !powersAsList && rowCount > 1 ? "[]" : "{}";
   const shell = (msg: string) => `{"powers": ${powers}, "msg": ${formatPythonJsonString(msg)}}`;
   let msg = message;
   let text = shell(msg);
@@ -73,7 +90,8 @@ export function encodeErrorResponse(message: string, rowCount: number, limitByte
  * Encodes an estimate: full precision when it fits in `limitBytes`, else at Kepler's own milliwatt
  * resolution, else an error response that names the row count and the limit. Watts are never negative.
  */
-export function encodePowerResponse(powers: KeplerPowers, limitBytes = KEPLER_READ_BYTES): EncodedPowerResponse {
+export function encodePowerResponse(powers: KeplerPowers, options: ResponseOptions = {}): EncodedPowerResponse {
+  const { powersAsList = false, limitBytes = KEPLER_READ_BYTES } = options;
   const clamped: KeplerPowers = {
     ...powers,
     componentPowers: powers.componentPowers.map(({ component, powerWatts }) => ({
@@ -85,22 +103,22 @@ export function encodePowerResponse(powers: KeplerPowers, limitBytes = KEPLER_RE
   if (nonFinite !== undefined) {
     // Python would write NaN/Infinity, which Go cannot decode; say what happened instead.
     return {
-      text: encodeErrorResponse(`the model predicted a non-finite ${nonFinite.component} power`, powers.rowCount, limitBytes),
+      text: encodeErrorResponse(`the model predicted a non-finite ${nonFinite.component} power`, powers.rowCount, options),
       precision: "error",
     };
   }
-  const full = responseText(clamped, formatPythonFloat);
+  const full = responseText(clamped, formatPythonFloat, powersAsList);
   if (full.length <= limitBytes) return { text: full, precision: "full" };
   const idleRatio = Math.min(powers.coreRatio, 1);
   const ratios = idleRatio > 0 && idleRatio !== 1 ? [1, idleRatio] : [1];
-  const milliwatt = responseText(clamped, milliwattFormat(ratios));
+  const milliwatt = responseText(clamped, milliwattFormat(ratios), powersAsList);
   if (milliwatt.length <= limitBytes) return { text: milliwatt, precision: "milliwatt" };
   return {
     text: encodeErrorResponse(
       `the response for ${powers.rowCount} rows is ${milliwatt.length} bytes even at milliwatt precision; ` +
         `Kepler reads at most ${limitBytes} bytes: send fewer rows per request`,
       powers.rowCount,
-      limitBytes,
+      options,
     ),
     precision: "error",
   };
