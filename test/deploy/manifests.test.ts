@@ -252,9 +252,19 @@ describe("gRPC health probes", () => {
     expect([...asked.keys()].sort()).toEqual(
       ["estimator", "registry"].concat(["extractor", "isolator", "pipeline", "trainer"]).sort(),
     );
+    // A registry to reach: the estimator is NOT_SERVING while it can reach none and holds no model.
+    const registryLauncher = SERVICE_LAUNCHERS.registry;
+    const registry = await registryLauncher.start(
+      registryLauncher.readConfig({}, { host: "127.0.0.1", "registry-port": "0", "model-path": modelPath }),
+      { logger: silentLogger() },
+    );
+    try {
     for (const [service, names] of asked) {
       const launcher = SERVICE_LAUNCHERS[service];
-      const config = launcher.readConfig({}, { host: "127.0.0.1", [`${service}-port`]: "0", "model-path": modelPath });
+      const config = launcher.readConfig(
+        {},
+        { host: "127.0.0.1", [`${service}-port`]: "0", "model-path": modelPath, "registry-address": registry.address },
+      );
       const server = await launcher.start(config, { logger: silentLogger() });
       const channel = createChannel(server.address);
       try {
@@ -266,6 +276,9 @@ describe("gRPC health probes", () => {
         channel.close();
         await server.close();
       }
+    }
+    } finally {
+      await registry.close();
     }
   });
 });
