@@ -14,6 +14,7 @@ import { startRegistry } from "./main.js";
 import { buildTestArchive, type TestArchive, type TestModelSpec } from "./testing/model-archives.js";
 
 const CHILD = new URL("./testing/publish-child.ts", import.meta.url).pathname;
+const PIPELINE_CHILD = new URL("./testing/pipeline-child.ts", import.meta.url).pathname;
 const GROUP = "std/rapl-sysfs/AbsPower/BPFOnly";
 
 function version(maeWatts: number, rows: number): TestArchive {
@@ -159,9 +160,9 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-// Starts a publishing child and SIGKILLs it `delayMs` after it reports its store open.
-async function killAfter(args: string[], delayMs: number): Promise<void> {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, join(dir, "models"), ...args], {
+// Starts a writing child and SIGKILLs it `delayMs` after it reports ready.
+async function killAfter(args: string[], delayMs: number, script = CHILD): Promise<void> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, join(dir, "models"), ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let output = "";
@@ -252,6 +253,80 @@ describe("seeded crash suite", () => {
       console.info(`crash suite: ${runs} runs, ${interrupted} killed inside a publish, ${served} restarts serving the model`);
     },
     10_000 + runs * 5_000,
+  );
+});
+
+// After a killed pipeline run: every model of the pipeline is served (GetModelArchive, and SelectModel
+// chooses it for its own trainer and features with the same bytes), its folder matches its zip, and no
+// group holds a journal.
+async function assertPipelineModelsServed(): Promise<number> {
+  const handle = await startRegistry(
+    { host: "127.0.0.1", port: 0, modelPath: join(dir, "models"), rescanIntervalMs: 0, sourcePipelines: [] },
+    { logger: silentLogger() },
+  );
+  const client = createRegistryClient(handle.address);
+  try {
+    const { models } = await client.client.listModels({ pipelineName: "crash" });
+    for (const model of models) {
+      const location = model.location as NonNullable<typeof model.location>;
+      const chunks: Buffer[] = [];
+      for await (const message of client.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
+      const zip = Buffer.concat(chunks);
+      const group = join(
+        dir,
+        "models",
+        "crash",
+        location.energySource,
+        location.outputType === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower",
+        location.featureGroup,
+      );
+      expect(await readFile(join(group, `${model.modelName}/metadata.json`), "utf8")).toBe(metadataOf(zip));
+      expect((await readdir(group)).filter((name) => name.startsWith("."))).toEqual([]);
+      const selected = await client.client.selectModel({
+        featureNames: model.features,
+        outputType: location.outputType,
+        energySource: location.energySource,
+        trainerName: model.trainerName,
+        pipelineName: "crash",
+        looseNodeType: true,
+      });
+      expect(selected.metadata?.modelName).toBe(model.modelName);
+      expect(selected.payload?.$case === "archive" && Buffer.compare(selected.payload.value, zip)).toBe(0);
+    }
+    return models.length;
+  } finally {
+    client.close();
+    await handle.close();
+  }
+}
+
+describe("seeded crash suite over pipeline runs", () => {
+  // A tenth as many as the publish runs (each starts a whole mesh): 3 by default.
+  const runs = Math.max(1, Math.ceil(Number(process.env.KEPLER_MODEL_CRASH_RUNS ?? 30) / 10));
+  const seed = Number(process.env.KEPLER_MODEL_CRASH_SEED ?? 17);
+
+  it(
+    `${runs} RunPipeline loops in a child mesh SIGKILLed at seeded random moments; each restart serves every model`,
+    async () => {
+      const random = seededRandom(seed + 1);
+      const counts: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        // A run of this pipeline takes ~3-4 s on an idle machine: kill anywhere in the first runs.
+        const delayMs = Math.floor(random() * 5000);
+        await killAfter([], delayMs, PIPELINE_CHILD);
+        try {
+          counts.push(await assertPipelineModelsServed());
+        } catch (error) {
+          throw new Error(`pipeline run ${run} (seed ${seed}, killed ${delayMs} ms after start): ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+      }
+      // Models are only ever added or replaced: a crash never loses one that a restart served before.
+      expect(counts).toEqual([...counts].sort((a, b) => a - b));
+      console.info(`crash suite: ${runs} pipeline runs killed, models served after each restart: ${counts.join(", ")}`);
+    },
+    30_000 + runs * 20_000,
   );
 });
 
