@@ -123,7 +123,14 @@ export class ModelStore {
     await mkdir(modelPath, { recursive: true });
     // Scratch folders of imports interrupted by a crash.
     for (const name of await readdir(modelPath)) {
-      if (name.startsWith(".import-")) await rm(join(modelPath, name), { recursive: true, force: true });
+      if (!name.startsWith(".import-")) continue;
+      // A leftover that cannot be removed is logged, not fatal: it is never read.
+      await rm(join(modelPath, name), { recursive: true, force: true }).catch((error: unknown) =>
+        deps.logger.warn(
+          { path: join(modelPath, name), reason: (error as Error).message },
+          "could not remove an import scratch folder",
+        ),
+      );
     }
     const store = new ModelStore(modelPath, deps);
     await store.scan(true);

@@ -1,7 +1,8 @@
 // A separate process that publishes a model into MODEL_PATH and can be stopped at a publish step, so
 // tests can kill it there (services/registry/crash-safety.test.ts).
 //   node --import tsx publish-child.ts <modelPath> <location.json> <zip-a> [<zip-b>] <stop-at|loop>
-// With "loop" it publishes zip-a and zip-b alternately forever, printing "published <n>" after each.
+// With "loop" it prints "ready" once the store is open, then publishes zip-a and zip-b alternately
+// forever, printing "published <n>" after each.
 import { readFile } from "node:fs/promises";
 import { ModelStore } from "../domain/model-store.js";
 
@@ -14,6 +15,7 @@ const location = JSON.parse(await readFile(locationPath as string, "utf8"));
 const archives = [await readFile(zipA as string), ...(zipB === undefined ? [] : [await readFile(zipB)])];
 
 if (mode === "loop") {
+  process.stdout.write("ready\n");
   for (let n = 1; ; n++) {
     await store.publish({ location, zip: archives[n % archives.length] as Buffer });
     process.stdout.write(`published ${n}\n`);
