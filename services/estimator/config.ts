@@ -1,5 +1,6 @@
 import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 
 const machineSpecKey: ConfigKey<string> = {
   type: "string",
@@ -16,6 +17,7 @@ export const estimatorConfigSchema = {
   port: portKey("estimator"),
   registryAddress: peerAddressKey("registry"),
   machineSpecFile: machineSpecKey,
+  ...securityConfigSchema,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

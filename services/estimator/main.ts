@@ -3,6 +3,8 @@ import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -46,10 +48,10 @@ async function ownMachine(path: string): Promise<MachineDescription> {
 }
 
 /** Starts the estimator: models come from the registry at registryAddress, reloaded on WatchModels events. */
-export async function startEstimator(config: EstimatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startEstimator(config: WithSecurity<EstimatorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
-  const registry = createRegistryClient(config.registryAddress);
+  const registry = createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)));
   const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
   const watch = watchRegistry(registry, estimator, logger);
   let timer: NodeJS.Timeout | undefined;
@@ -62,6 +64,7 @@ export async function startEstimator(config: EstimatorConfig, deps: { logger: Lo
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      security: securityOf(config),
       services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
     });
   } catch (error) {

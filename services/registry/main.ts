@@ -1,13 +1,14 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryService } from "./server.js";
 
 /** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
-export async function startRegistry(config: RegistryConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startRegistry(config: WithSecurity<RegistryConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "registry" });
   const store = await ModelStore.open(config.modelPath, { logger, sourcePipelines: sourcePipelineMap(config.sourcePipelines) });
   logger.info(
@@ -19,6 +20,7 @@ export async function startRegistry(config: RegistryConfig, deps: { logger: Logg
     host: config.host,
     port: config.port,
     logger: deps.logger,
+    security: securityOf(config),
     services: [{ definition: RegistryServiceDefinition, implementation: createRegistryService(store) }],
   });
   let rescanning = false;
