@@ -28,6 +28,8 @@ export interface GrpcServerOptions {
   limits?: MessageLimits;
   /** Bearer tokens and TLS (the shared security keys of every service); default: open, plaintext. */
   security?: SecurityConfig;
+  /** How often TLS files are checked for rotation (default TLS_RELOAD_MS); tests shorten it. */
+  tlsReloadMs?: number;
   /** How long shutdown waits for in-flight calls before cancelling them. */
   shutdownGraceMs?: number;
 }
@@ -53,8 +55,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   const tlsSettings = serverTlsSettings(security);
   const tlsFiles =
     tlsSettings &&
-    new ServerTlsFiles(tlsSettings, (error) =>
-      logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
+    new ServerTlsFiles(
+      tlsSettings,
+      (error) => logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
+      options.tlsReloadMs,
     );
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
   // Auth is the outermost middleware: an unauthenticated call is refused before its request is looked at.
@@ -97,6 +101,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
       });
       await Promise.race([server.shutdown(), forced]);
       clearTimeout(timer);
+      tlsFiles?.close();
       logger.info({ address }, "stopped");
     })();
     return closing;

@@ -71,6 +71,13 @@ export class ServerTlsFiles {
     };
   }
 
+  /** Stops watching the files. */
+  close(): void {
+    this.listeners.clear();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
   /** Re-reads the files when any changed; a broken set (e.g. mid-rotation) keeps the previous one. */
   reloadIfChanged(): void {
     try {
