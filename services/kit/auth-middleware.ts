@@ -2,7 +2,7 @@ import { type CallContext, ServerError, type ServerMiddlewareCall, Status } from
 import { InvalidInputError } from "../domain/errors.js";
 import { type NamedToken, TokenSet, parseTokens } from "./auth-tokens.js";
 import type { Logger } from "./logger.js";
-import { rpcAccess } from "./rpc-access.js";
+import { type RpcAccess, rpcAccess } from "./rpc-access.js";
 import type { SecurityConfig } from "./security-config.js";
 import { WatchedFile } from "./watched-file.js";
 
@@ -36,12 +36,64 @@ export function authPolicy(config: SecurityConfig, logger: Logger): AuthPolicy |
   return { tokensFile: config.authTokensFile, authReads: config.authReads, tokens: () => file.current() };
 }
 
+/** A refused call: no/unknown token (gRPC UNAUTHENTICATED, HTTP 401) or a read token on a write (PERMISSION_DENIED, 403). */
+export class AccessDenied extends Error {
+  override readonly name = "AccessDenied";
+  constructor(
+    readonly kind: "unauthenticated" | "permission-denied",
+    message: string,
+    /** For the log: why, and the token's name when one was recognised. */
+    readonly reason: string,
+    readonly caller?: string,
+  ) {
+    super(message);
+  }
+}
+
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * nice-grpc server middleware enforcing the policy before any work: a write RPC (and, with --auth-reads,
- * a read) needs `authorization: Bearer <token>`. Missing or unknown token: UNAUTHENTICATED; a read token
- * on a write: PERMISSION_DENIED. Logs token names, never tokens.
+ * Decides one call from its `authorization` header: the caller's token when one is needed and valid,
+ * undefined when none is needed, AccessDenied otherwise. Shared by gRPC (below) and any HTTP front end.
+ * `what` names the call in messages (an RPC path or "POST /model").
+ */
+export function authorize(
+  policy: AuthPolicy,
+  access: RpcAccess,
+  what: string,
+  header: string | undefined,
+): NamedToken | undefined {
+  if (access === "open" || (access === "read" && !policy.authReads)) return undefined;
+  const needs = access === "write" ? "changes state and needs" : "needs (reads require tokens here)";
+  if (header === undefined || header === "")
+    throw new AccessDenied(
+      "unauthenticated",
+      `${what} ${needs} a bearer token: send metadata "authorization: Bearer <token>" (CLI: --token-file or KEPLER_MODEL_TOKEN)`,
+      "no bearer token",
+    );
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined)
+    throw new AccessDenied("unauthenticated", `the authorization metadata must be "Bearer <token>"`, "not a bearer token");
+  const found = policy.tokens().find(token);
+  if (found === undefined)
+    throw new AccessDenied(
+      "unauthenticated",
+      "the bearer token is not one of the tokens in the server's --auth-tokens-file",
+      "unknown bearer token",
+    );
+  if (access === "write" && found.role !== "write")
+    throw new AccessDenied(
+      "permission-denied",
+      `token "${found.name}" has the read role; ${what} changes state and needs a token with the write role`,
+      "read-only token on a write",
+      found.name,
+    );
+  return found;
+}
+
+/**
+ * nice-grpc server middleware enforcing the policy before any work, with the access of RPC_ACCESS.
+ * Denials and authorized writes are logged with the token's name, never the token.
  */
 export function createAuthMiddleware(policy: AuthPolicy, logger: Logger) {
   return async function* authMiddleware<Request, Response>(
@@ -50,42 +102,15 @@ export function createAuthMiddleware(policy: AuthPolicy, logger: Logger) {
   ): AsyncGenerator<Response, Response | void, undefined> {
     const rpc = call.method.path;
     const access = rpcAccess(rpc);
-    if (access === "write" || (access === "read" && policy.authReads)) {
-      const caller = authenticate(policy, rpc, access, context.metadata.get("authorization"));
-      if (access === "write" && caller.role !== "write") {
-        logger.warn({ rpc, caller: caller.name, peer: context.peer }, "denied: read-only token on a write");
-        throw new ServerError(
-          Status.PERMISSION_DENIED,
-          `token "${caller.name}" has the read role; ${rpc} changes state and needs a token with the write role`,
-        );
-      }
-      if (access === "write") logger.info({ rpc, caller: caller.name, peer: context.peer }, "write authorized");
+    let caller: NamedToken | undefined;
+    try {
+      caller = authorize(policy, access, rpc, context.metadata.get("authorization"));
+    } catch (error) {
+      if (!(error instanceof AccessDenied)) throw error;
+      logger.warn({ rpc, caller: error.caller, peer: context.peer }, `denied: ${error.reason}`);
+      throw new ServerError(error.kind === "unauthenticated" ? Status.UNAUTHENTICATED : Status.PERMISSION_DENIED, error.message);
     }
+    if (access === "write") logger.info({ rpc, caller: caller?.name, peer: context.peer }, "write authorized");
     return yield* call.next(call.request, context);
   };
-
-  function authenticate(policy: AuthPolicy, rpc: string, access: string, header: string | undefined): NamedToken {
-    const what = access === "write" ? "changes state and needs" : "needs (--auth-reads is on)";
-    if (header === undefined || header === "") {
-      logger.warn({ rpc }, "denied: no bearer token");
-      throw new ServerError(
-        Status.UNAUTHENTICATED,
-        `${rpc} ${what} a bearer token: send metadata "authorization: Bearer <token>" (CLI: --token-file or KEPLER_MODEL_TOKEN)`,
-      );
-    }
-    const token = BEARER.exec(header)?.[1];
-    if (token === undefined) {
-      logger.warn({ rpc }, "denied: authorization is not a bearer token");
-      throw new ServerError(Status.UNAUTHENTICATED, `the authorization metadata must be "Bearer <token>"`);
-    }
-    const found = policy.tokens().find(token);
-    if (found === undefined) {
-      logger.warn({ rpc }, "denied: unknown bearer token");
-      throw new ServerError(
-        Status.UNAUTHENTICATED,
-        `the bearer token is not one of the tokens in the server's --auth-tokens-file`,
-      );
-    }
-    return found;
-  }
 }
