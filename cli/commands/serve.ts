@@ -6,7 +6,8 @@ import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../.
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
 import { DEFAULT_PIPELINE_OPTIONS, type DefaultModelsEvent } from "../../services/mesh/default-models.js";
 import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
-import { grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
+import { grpcurlConnectionFlags, grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
+import { securityConfigSchema } from "../../services/kit/security-config.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
@@ -100,6 +101,7 @@ export const serveCommand: Command = {
     const logConfig = readConfig(logSchema, env, flags);
     const { defaultModels } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
+    const grpcurlFlags = grpcurlConnectionFlags(readConfig(securityConfigSchema, env, flags));
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
 
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
@@ -132,10 +134,10 @@ export const serveCommand: Command = {
           ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
           "",
           ...(estimator === undefined
-            ? [`Try: grpcurl -plaintext ${first?.address ?? "127.0.0.1:8100"} list`]
+            ? [`Try: grpcurl ${grpcurlFlags} ${first?.address ?? "127.0.0.1:8100"} list`]
             : [
                 "Estimate node power from Kepler's metrics (grpcurl reads the contract by reflection):",
-                `  ${grpcurlEstimateCommand(estimator.address)}`,
+                `  ${grpcurlEstimateCommand(estimator.address, grpcurlFlags)}`,
               ]),
           "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           "",
