@@ -6,6 +6,7 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { type Command, UsageError } from "../command.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
 
 function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
@@ -80,6 +81,7 @@ export const estimateCommand: Command = {
       description: `Estimator to call (env KEPLER_MODEL_ESTIMATOR_ADDRESS, default ${peerAddressKey("estimator").default}).`,
     },
     { name: "json", boolean: true, description: "Print the response as JSON." },
+    ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, stdout, stderr, env }) {
     const metrics = required(flags, "metrics")
@@ -98,7 +100,7 @@ export const estimateCommand: Command = {
     if (!Number.isInteger(cores) || cores < 0)
       throw new UsageError(`--cores must be a non-negative integer, got "${String(flags.cores)}"`);
     const { address } = readConfig({ address: peerAddressKey("estimator") }, env, flags);
-    const estimator = createEstimatorClient(address);
+    const estimator = createEstimatorClient(address, commandConnection({ env, flags }));
     try {
       const response = await estimator.client.estimate({
         featureNames: metrics,

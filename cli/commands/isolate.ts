@@ -20,6 +20,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type Command, UsageError } from "../command.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -98,6 +99,7 @@ export const isolateCommand: Command = {
       valueName: "host:port",
       description: `trainer: the registry (default ${peerAddressKey("registry").default}).`,
     },
+    ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, stdout, env }) {
     const input = required(flags, "input");
@@ -116,7 +118,10 @@ export const isolateCommand: Command = {
     const idle = isolator === "profile" ? await readIdleProfiles(flags.idle as string, energySource, nodeType ?? 0) : undefined;
     const registry =
       isolator === "trainer"
-        ? createRegistryClient(readConfig({ address: peerAddressKey("registry") }, env, flags).address)
+        ? createRegistryClient(
+            readConfig({ address: peerAddressKey("registry") }, env, flags).address,
+            commandConnection({ env, flags }),
+          )
         : undefined;
     try {
       const result = await isolate(

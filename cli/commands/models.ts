@@ -9,6 +9,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { zipFolderTree } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -162,6 +163,7 @@ export const modelsCommand: Command = {
       valueName: "host:port",
       description: `Registry to call (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
     },
+    ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
     const [action, argument] = positionals;
@@ -169,7 +171,7 @@ export const modelsCommand: Command = {
       throw new UsageError(`expected list, best, import or export, got "${action ?? ""}"`);
     }
     const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
-    const registry = createRegistryClient(address);
+    const registry = createRegistryClient(address, commandConnection({ env, flags }));
     try {
       if (action === "list") stdout.write(await list(registry.client, flags));
       else if (action === "best") stdout.write(await best(registry.client, flags));

@@ -22,6 +22,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -279,12 +280,13 @@ export const pipelineCommand: Command = {
       valueName: "host:port",
       description: `The pipeline service (default ${peerAddressKey("pipeline").default}).`,
     },
+    ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
     const action = positionals[0];
     if (action !== "run" && action !== "stop" && action !== "list") throw new UsageError("expected run, stop or list");
     const { address } = readConfig({ address: peerAddressKey("pipeline") }, env, flags);
-    const pipeline = createPipelineClient(address);
+    const pipeline = createPipelineClient(address, commandConnection({ env, flags }));
     try {
       if (action === "run") return await run(pipeline.client, flags, { stdout, stderr });
       if (action === "stop") {

@@ -6,8 +6,9 @@ import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../.
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
 import { DEFAULT_PIPELINE_OPTIONS, type DefaultModelsEvent } from "../../services/mesh/default-models.js";
 import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
-import { grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
 import { readEstimatorConfig } from "../../services/estimator/config.js";
+import { grpcurlConnectionFlags, grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
+import { securityConfigSchema } from "../../services/kit/security-config.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
@@ -102,6 +103,7 @@ export const serveCommand: Command = {
     const { defaultModels } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const { estimatorSocket } = readEstimatorConfig(env, flags);
+    const grpcurlFlags = grpcurlConnectionFlags(readConfig(securityConfigSchema, env, flags));
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
 
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
@@ -137,10 +139,10 @@ export const serveCommand: Command = {
             : []),
           "",
           ...(estimator === undefined
-            ? [`Try: grpcurl -plaintext ${first?.address ?? "127.0.0.1:8100"} list`]
+            ? [`Try: grpcurl ${grpcurlFlags} ${first?.address ?? "127.0.0.1:8100"} list`]
             : [
                 "Estimate node power from Kepler's metrics (grpcurl reads the contract by reflection):",
-                `  ${grpcurlEstimateCommand(estimator.address)}`,
+                `  ${grpcurlEstimateCommand(estimator.address, grpcurlFlags)}`,
               ]),
           "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           "",

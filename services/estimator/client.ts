@@ -1,7 +1,11 @@
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import type { PeerConnection } from "../kit/peer-connection.js";
 
 /** A typed client for the estimator service at host:port. */
-export function createEstimatorClient(address: string): PeerClient<typeof EstimatorServiceDefinition> {
-  return createPeerClient(EstimatorServiceDefinition, address);
+export function createEstimatorClient(
+  address: string,
+  connection?: PeerConnection,
+): PeerClient<typeof EstimatorServiceDefinition> {
+  return createPeerClient(EstimatorServiceDefinition, address, connection);
 }

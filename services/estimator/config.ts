@@ -1,6 +1,7 @@
 import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { DEFAULT_MODEL_CACHE_ENTRIES } from "./domain/model-cache.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 
 const machineSpecKey: ConfigKey<string> = {
   type: "string",
@@ -41,6 +42,7 @@ export const estimatorConfigSchema = {
   machineSpecFile: machineSpecKey,
   estimatorSocket: estimatorSocketKey,
   modelCacheEntries: modelCacheEntriesKey,
+  ...securityConfigSchema,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

@@ -3,6 +3,8 @@ import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type GrpcServerHandle, type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -58,12 +60,12 @@ export interface EstimatorDeps {
  * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
  */
 export async function startEstimator(
-  config: Omit<EstimatorConfig, "modelCacheEntries"> & Partial<Pick<EstimatorConfig, "modelCacheEntries">>,
+  config: WithSecurity<Omit<EstimatorConfig, "modelCacheEntries"> & Partial<Pick<EstimatorConfig, "modelCacheEntries">>>,
   deps: EstimatorDeps,
 ): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
-  const registry = createRegistryClient(config.registryAddress);
+  const registry = createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)));
   const estimator = new Estimator(
     new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
     machine,
@@ -88,6 +90,7 @@ export async function startEstimator(
       port: config.port,
       logger: deps.logger,
       serving: isReady(),
+      security: securityOf(config),
       services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
     });
     if (config.estimatorSocket !== "") {

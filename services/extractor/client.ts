@@ -1,7 +1,11 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
 import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import type { PeerConnection } from "../kit/peer-connection.js";
 
 /** A typed client for the extractor service at host:port. */
-export function createExtractorClient(address: string): PeerClient<typeof ExtractorServiceDefinition> {
-  return createPeerClient(ExtractorServiceDefinition, address);
+export function createExtractorClient(
+  address: string,
+  connection?: PeerConnection,
+): PeerClient<typeof ExtractorServiceDefinition> {
+  return createPeerClient(ExtractorServiceDefinition, address, connection);
 }

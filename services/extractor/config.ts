@@ -1,5 +1,6 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
 export const extractorConfigSchema = {
@@ -14,6 +15,7 @@ export const extractorConfigSchema = {
     check: (value: number) =>
       Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of ms, got ${value}`,
   },
+  ...securityConfigSchema,
 } satisfies ConfigSchema;
 
 export type ExtractorConfig = ConfigOf<typeof extractorConfigSchema>;

@@ -1,17 +1,19 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractorService } from "./server.js";
 
 /** Starts the extractor gRPC server. */
-export async function startExtractor(config: ExtractorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
   return startGrpcServer({
     serviceName: "extractor",
     host: config.host,
     port: config.port,
     logger: deps.logger,
+    security: securityOf(config),
     services: [
       {
         definition: ExtractorServiceDefinition,

@@ -1,6 +1,8 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -9,9 +11,10 @@ import { createRegistryModelSource } from "./registry-model-source.js";
 import { createIsolatorService } from "./server.js";
 
 /** Starts the isolator gRPC server; its peer channels close with it. */
-export async function startIsolator(config: IsolatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  const registry = createRegistryClient(config.registryAddress);
-  const extractor = createExtractorClient(config.extractorAddress);
+export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+  const peer = servicePeerConnection(securityOf(config));
+  const registry = createRegistryClient(config.registryAddress, peer);
+  const extractor = createExtractorClient(config.extractorAddress, peer);
   const closePeers = () => {
     registry.close();
     extractor.close();
@@ -22,6 +25,7 @@ export async function startIsolator(config: IsolatorConfig, deps: { logger: Logg
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      security: securityOf(config),
       services: [
         {
           definition: IsolatorServiceDefinition,

@@ -1,10 +1,13 @@
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
+import { authPolicy, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
 import { addReflection } from "./reflection.js";
+import { INSECURE, type SecurityConfig } from "./security-config.js";
+import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "./tls-credentials.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
@@ -23,6 +26,10 @@ export interface GrpcServerOptions {
   logger: Logger;
   services: HostedService[];
   limits?: MessageLimits;
+  /** Bearer tokens and TLS (the shared security keys of every service); default: open, plaintext. */
+  security?: SecurityConfig;
+  /** How often TLS files are checked for rotation (default TLS_RELOAD_MS); tests shorten it. */
+  tlsReloadMs?: number;
   /** How long shutdown waits for in-flight calls before cancelling them. */
   shutdownGraceMs?: number;
   /** Health status at start (default true: SERVING); change it later with the handle's setServing. */
@@ -47,21 +54,33 @@ export interface GrpcServerHandle extends ServerHandle {
 /**
  * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for "" unless
  * options.serving is false), reflection v1 + v1alpha, explicit message limits, error mapping and
- * per-call logging.
+ * per-call logging; with the security keys set, bearer-token checks (before any other work) and TLS or mTLS.
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const logger = options.logger.child({ service: options.serviceName });
+  const security = options.security ?? INSECURE;
+  const auth = authPolicy(security, logger);
+  const tlsSettings = serverTlsSettings(security);
+  const tlsFiles =
+    tlsSettings &&
+    new ServerTlsFiles(
+      tlsSettings,
+      (error) => logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
+      options.tlsReloadMs,
+    );
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
-  const withCalls = server.with(createCallMiddleware(logger));
+  // Auth is the outermost middleware: an unauthenticated call is refused before its request is looked at.
+  const guarded = auth === undefined ? server : server.with(createAuthMiddleware(auth, logger));
+  const withCalls = guarded.with(createCallMiddleware(logger));
   for (const { definition, implementation } of options.services) {
     withCalls.add(withTolerantDecoding(definition), implementation);
   }
   const health = HealthState();
-  server.add(HealthDefinition, HealthServiceImpl(health));
+  guarded.add(HealthDefinition, HealthServiceImpl(health));
   const names = options.services.map(({ definition }) => definition.fullName);
-  addReflection(server, names);
+  addReflection(guarded, names);
 
-  const port = await server.listen(`${options.host}:${options.port}`);
+  const port = await server.listen(`${options.host}:${options.port}`, serverCredentials(tlsFiles));
   let closing: Promise<void> | undefined;
   const setServing = (serving: boolean) => {
     if (closing !== undefined) return;
@@ -69,7 +88,16 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   };
   setServing(options.serving ?? true);
   const address = `${options.host}:${port}`;
-  logger.info({ address, services: names }, "listening");
+  logger.info(
+    {
+      address,
+      services: names,
+      tls: tlsFiles === undefined ? "off" : tlsFiles.requireClientCertificate ? "mtls" : "tls",
+      auth: auth === undefined ? "off" : auth.authReads ? "reads and writes" : "writes",
+      tokens: auth?.tokens().tokens.map((token) => `${token.name}:${token.role}`),
+    },
+    "listening",
+  );
 
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -85,6 +113,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       });
       await Promise.race([server.shutdown(), forced]);
       clearTimeout(timer);
+      tlsFiles?.close();
       logger.info({ address }, "stopped");
     })();
     return closing;

@@ -25,7 +25,7 @@ export function loadDescriptorSet(): Uint8Array {
  * Serves reflection v1 and, for older grpcurl and Postman, the same implementation under the
  * v1alpha path (the messages are wire-identical). Lists the given services plus health.
  */
-export function addReflection(server: Server, serviceNames: readonly string[]): void {
+export function addReflection(server: Pick<Server, "add">, serviceNames: readonly string[]): void {
   const implementation = ServerReflection(loadDescriptorSet(), [...serviceNames, HEALTH_SERVICE, V1_SERVICE]);
   server.add(ServerReflectionService, implementation);
   const v1alpha = {

@@ -11,6 +11,7 @@ import { RunPipelineOptions } from "../generated/kepler/model/v1/pipeline_servic
 import type { TrainerResult } from "../generated/kepler/model/v1/trainer_service.js";
 import { IsolatorKind, type ProgressEvent } from "../generated/kepler/model/v1/types.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
+import type { PeerConnection } from "../kit/peer-connection.js";
 import { createPipelineClient } from "../pipeline/client.js";
 import { createRegistryClient } from "../registry/client.js";
 
@@ -42,6 +43,8 @@ export type DefaultModelsOutcome =
 export interface DefaultModelsOptions {
   readonly registryAddress: string;
   readonly pipelineAddress: string;
+  /** TLS and bearer token for the calls; default plaintext without a token. */
+  readonly connection?: PeerConnection;
   /** The saved Prometheus response to train on; default DEFAULT_DATASET_PATH. */
   readonly datasetPath?: string;
   /** Called once the registry turned out empty, before training starts. */
@@ -56,8 +59,8 @@ export interface DefaultModelsOptions {
  * alone. Talks to the registry and pipeline services through their gRPC clients only.
  */
 export async function ensureDefaultModels(options: DefaultModelsOptions): Promise<DefaultModelsOutcome> {
-  const registry = createRegistryClient(options.registryAddress);
-  const pipeline = createPipelineClient(options.pipelineAddress);
+  const registry = createRegistryClient(options.registryAddress, options.connection);
+  const pipeline = createPipelineClient(options.pipelineAddress, options.connection);
   const signal = options.signal;
   try {
     const existing = await registry.client.listModels({ pageSize: 1 }, { signal });

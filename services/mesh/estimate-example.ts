@@ -1,6 +1,8 @@
 // The Estimate call `npm start` prints and the README shows: what a Kepler v0.9 collector sends
 // (kepler-collector §1.3), written as grpcurl's `-d` JSON with the proto field names reflection shows.
 
+import type { SecurityConfig } from "../kit/security-config.js";
+
 /** Kepler v0.9's static process feature list, in its order (`GetProcessFeatureNames()`). */
 export const COLLECTOR_FEATURE_NAMES = [
   "cpu_cycles",
@@ -32,7 +34,19 @@ export const EXAMPLE_ESTIMATE_REQUEST = {
   energy_source: "intel_rapl",
 };
 
+/**
+ * grpcurl's connection flags for servers with these settings: -plaintext, or the CA to trust and, for mTLS,
+ * a client certificate (this process's own, which its CA signed).
+ */
+export function grpcurlConnectionFlags(security: SecurityConfig): string {
+  if (security.tlsCert === "") return "-plaintext";
+  const flags = security.tlsCa === "" ? [] : [`-cacert ${security.tlsCa}`];
+  if (security.tlsClientCa !== "") flags.push(`-cert ${security.tlsCert}`, `-key ${security.tlsKey}`);
+  if (security.tlsServerName !== "") flags.push(`-servername ${security.tlsServerName}`);
+  return flags.join(" ");
+}
+
 /** The grpcurl command line for the example Estimate against an estimator at host:port. */
-export function grpcurlEstimateCommand(estimatorAddress: string): string {
-  return `grpcurl -plaintext -d '${JSON.stringify(EXAMPLE_ESTIMATE_REQUEST)}' ${estimatorAddress} kepler.model.v1.EstimatorService/Estimate`;
+export function grpcurlEstimateCommand(estimatorAddress: string, connectionFlags = "-plaintext"): string {
+  return `grpcurl ${connectionFlags} -d '${JSON.stringify(EXAMPLE_ESTIMATE_REQUEST)}' ${estimatorAddress} kepler.model.v1.EstimatorService/Estimate`;
 }

@@ -1,4 +1,7 @@
+import { readConfig } from "../kit/config-schema.js";
 import type { ServerHandle } from "../kit/grpc-server.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 import { SERVICE_NAMES, type ServiceName } from "../kit/service-addresses.js";
 import { type DefaultModelsEvent, type DefaultModelsOutcome, ensureDefaultModels } from "./default-models.js";
 import { type MeshHandle, type MeshOptions, startMesh } from "./start-mesh.js";
@@ -37,6 +40,8 @@ export async function startMeshWithDefaultModels(options: DefaultMeshOptions): P
     outcome = await ensureDefaultModels({
       registryAddress: address("registry"),
       pipelineAddress: address("pipeline"),
+      // The same token and TLS settings the services use for their peers.
+      connection: servicePeerConnection(readConfig(securityConfigSchema, options.env ?? {}, options.flags ?? {})),
       onEvent: options.onDefaultModelsEvent,
       signal: options.signal,
       onEmpty: options.onDefaultModelsStart,

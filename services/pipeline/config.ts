@@ -1,5 +1,6 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 
 /** Settings of the pipeline service: every key has a type, default, env var, flag and description. */
 export const pipelineConfigSchema = {
@@ -9,6 +10,7 @@ export const pipelineConfigSchema = {
   extractorAddress: peerAddressKey("extractor"),
   isolatorAddress: peerAddressKey("isolator"),
   trainerAddress: peerAddressKey("trainer"),
+  ...securityConfigSchema,
 } satisfies ConfigSchema;
 
 export type PipelineConfig = ConfigOf<typeof pipelineConfigSchema>;

@@ -3,6 +3,8 @@ import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline
 import { createIsolatorClient } from "../isolator/client.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { createTrainerClient } from "../trainer/client.js";
@@ -13,12 +15,13 @@ import { createGrpcPeers } from "./grpc-peers.js";
 import { createPipelineService } from "./server.js";
 
 /** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
-export async function startPipeline(config: PipelineConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+  const peer = servicePeerConnection(securityOf(config));
   const clients = {
-    registry: createRegistryClient(config.registryAddress),
-    extractor: createExtractorClient(config.extractorAddress),
-    isolator: createIsolatorClient(config.isolatorAddress),
-    trainer: createTrainerClient(config.trainerAddress),
+    registry: createRegistryClient(config.registryAddress, peer),
+    extractor: createExtractorClient(config.extractorAddress, peer),
+    isolator: createIsolatorClient(config.isolatorAddress, peer),
+    trainer: createTrainerClient(config.trainerAddress, peer),
   };
   const closePeers = () => {
     for (const client of Object.values(clients)) client.close();
@@ -35,6 +38,7 @@ export async function startPipeline(config: PipelineConfig, deps: { logger: Logg
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      security: securityOf(config),
       services: [
         {
           definition: PipelineServiceDefinition,

@@ -1,6 +1,7 @@
 import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { modelPathKey } from "../kit/model-path-key.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
+import { securityConfigSchema } from "../kit/security-config.js";
 
 const rescanIntervalKey: ConfigKey<number> = {
   type: "integer",
@@ -72,6 +73,7 @@ export const registryConfigSchema = {
   rescanIntervalMs: rescanIntervalKey,
   sourcePipelines: sourcePipelinesKey,
   ...registryLimitKeys,
+  ...securityConfigSchema,
 } satisfies ConfigSchema;
 
 export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;

@@ -1,6 +1,7 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
@@ -12,7 +13,10 @@ type LimitKey = keyof typeof registryLimitKeys;
 export type RegistryStartConfig = Omit<RegistryConfig, LimitKey> & Partial<Pick<RegistryConfig, LimitKey>>;
 
 /** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
-export async function startRegistry(startConfig: RegistryStartConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startRegistry(
+  startConfig: WithSecurity<RegistryStartConfig>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   const limitDefaults = Object.fromEntries(Object.entries(registryLimitKeys).map(([name, key]) => [name, key.default]));
   const config = { ...limitDefaults, ...startConfig } as RegistryConfig;
   const logger = deps.logger.child({ service: "registry" });
@@ -34,6 +38,7 @@ export async function startRegistry(startConfig: RegistryStartConfig, deps: { lo
     host: config.host,
     port: config.port,
     logger: deps.logger,
+    security: securityOf(config),
     services: [
       {
         definition: RegistryServiceDefinition,

@@ -1,6 +1,8 @@
 import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
 import type { Logger } from "../kit/logger.js";
+import { servicePeerConnection } from "../kit/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
@@ -11,14 +13,18 @@ import { createTrainerService } from "./server.js";
  * Starts the trainer gRPC server. With a registry address, archives are published through the registry's
  * PublishModel (served at once); with an empty one, into the local model folder.
  */
-export async function startTrainer(config: TrainerConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  const registry = config.registryAddress === "" ? undefined : createRegistryClient(config.registryAddress);
+export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+  const registry =
+    config.registryAddress === ""
+      ? undefined
+      : createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)));
   try {
     const server = await startGrpcServer({
       serviceName: "trainer",
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      security: securityOf(config),
       services: [
         {
           definition: TrainerServiceDefinition,

@@ -41,6 +41,8 @@ describe("rendered Kubernetes manifests", () => {
   it("render for every overlay and pass kubernetes-models schema validation", async () => {
     expect(renders.map((render) => render.name)).toEqual([
       "deploy/k8s/overlays/mesh",
+      "deploy/k8s/overlays/mesh-auth",
+      "deploy/k8s/overlays/mesh-auth-tls",
       "deploy/k8s/overlays/all-in-one",
       "deploy/k8s/overlays/estimator-sidecar",
       KEPLER_SIDECAR_RENDER,
@@ -65,6 +67,8 @@ describe("rendered Kubernetes manifests", () => {
     expect(runs["deploy/k8s/overlays/mesh"]).toEqual(
       ["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"].map((name) => `Deployment:${name}`),
     );
+    expect(runs["deploy/k8s/overlays/mesh-auth"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
+    expect(runs["deploy/k8s/overlays/mesh-auth-tls"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
     expect(runs["deploy/k8s/overlays/all-in-one"]).toEqual(["Deployment:registry+estimator+pipeline+extractor+isolator+trainer"]);
     expect(runs["deploy/k8s/overlays/estimator-sidecar"]).toEqual(["DaemonSet:estimator", "Deployment:registry"]);
     expect(runs[KEPLER_SIDECAR_RENDER]).toEqual(["DaemonSet:estimator", "DaemonSet:estimator", "Deployment:registry"]);
@@ -98,10 +102,13 @@ describe("rendered Kubernetes manifests", () => {
         const containerPorts = (container.container.ports ?? []).map((port: Json) => port.containerPort).sort();
         expect(containerPorts, where).toEqual([...listening].sort());
         expect(container.container.command, `${where}: the image's ENTRYPOINT runs kepler-model`).toBeUndefined();
+        // Kubelet's gRPC probe speaks plaintext only: a container serving TLS is probed by TCP connect.
+        const tls = container.services.some((service) => effectiveConfig(container, service).tlsCert !== "");
         for (const probeName of PROBES) {
           const probe = container.container[probeName];
-          expect(probe?.grpc, `${where} ${probeName} is a gRPC health probe`).toBeDefined();
-          expect(listening, `${where} ${probeName} port`).toContain(probe.grpc.port);
+          const kind = tls ? "tcpSocket" : "grpc";
+          expect(probe?.[kind], `${where} ${probeName} is a ${tls ? "TCP" : "gRPC health"} probe`).toBeDefined();
+          expect(listening, `${where} ${probeName} port`).toContain(probe[kind].port);
         }
       }
     }
@@ -243,6 +250,7 @@ describe("gRPC health probes", () => {
       for (const container of findModelContainers(render.objects)) {
         for (const probeName of PROBES) {
           const probe = container.container[probeName].grpc;
+          if (probe === undefined) continue; // a TLS container's TCP probe (checked above)
           const service = container.services.find((candidate) => effectiveConfig(container, candidate).port === probe.port)!;
           if (!asked.has(service)) asked.set(service, new Set());
           asked.get(service)!.add(probe.service ?? "");

@@ -4,7 +4,7 @@
 // field or enum name fails, as it fails in grpcurl). grpcurl itself is not installed here, so a stand-in
 // records its arguments and prints responses built from the real response types in grpcurl's format.
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -206,6 +206,38 @@ describe("Tekton task scripts", () => {
     expect(readFileSync(join(dirs.resultsDir, "succeeded-count"), "utf8")).toBe("3");
     expect(readFileSync(join(dirs.resultsDir, "failed-count"), "utf8")).toBe("1");
     expect(readFileSync(join(dirs.workspaceDir, "logs/run-stressng_v1.json"), "utf8")).toBe(output);
+  });
+
+  it("the grpcurl tasks use TLS, a client certificate and a bearer token from the credentials workspace", async () => {
+    const runPipeline = rpc("PipelineService", "RunPipeline");
+    const output = grpcurlOutput(runPipeline, [{ content: { case: "summary", value: { pipelineName: "p", succeededCount: 1 } } }]);
+    for (const name of ["kepler-model-run-pipeline", "kepler-model-query-prometheus", "kepler-model-export-pipeline"]) {
+      const t = task(name);
+      expect(
+        (t.spec.workspaces as Json[]).find((workspace) => workspace.name === "credentials"),
+        `${name} credentials workspace`,
+      ).toMatchObject({ optional: true, readOnly: true });
+    }
+    const dirs = scratch();
+    // The harness binds every workspace to one folder: the credentials files sit next to the mnt files.
+    mkdirSync(dirs.workspaceDir, { recursive: true });
+    for (const file of ["ca.crt", "tls.crt", "tls.key"]) writeFileSync(join(dirs.workspaceDir, file), "pem");
+    writeFileSync(join(dirs.workspaceDir, "token"), "0123456789abcdef0123\n");
+    const t = task("kepler-model-run-pipeline");
+    const params = taskParams(t, { PIPELINE_NAME: "p", START_TIME: "1", END_TIME: "2" });
+    const { grpcurlArgs } = await runStepScript(t, "run", { ...dirs, params, grpcurlOutput: output });
+    expect(grpcurlArgs).not.toContain("-plaintext");
+    expect(grpcurlArgs.slice(0, 8)).toEqual([
+      "-cacert",
+      join(dirs.workspaceDir, "ca.crt"),
+      "-cert",
+      join(dirs.workspaceDir, "tls.crt"),
+      "-key",
+      join(dirs.workspaceDir, "tls.key"),
+      "-H",
+      "authorization: Bearer 0123456789abcdef0123",
+    ]);
+    expect(methodOf(grpcurlArgs).name).toBe("RunPipeline");
   });
 
   it("run-pipeline fails the step when no model was trained, and rejects an unknown isolator", async () => {

@@ -17,6 +17,8 @@ export type K8sObject = {
 /** The overlays users deploy, relative to the repository root. */
 export const OVERLAYS = [
   "deploy/k8s/overlays/mesh",
+  "deploy/k8s/overlays/mesh-auth",
+  "deploy/k8s/overlays/mesh-auth-tls",
   "deploy/k8s/overlays/all-in-one",
   "deploy/k8s/overlays/estimator-sidecar",
 ] as const;
