@@ -332,7 +332,11 @@ describe("row 3: AcceleratorOnly and WorkloadOnly read accelerator_intel_qat und
   const recording = linearRecording(
     WORKLOAD.map(({ feature, scale }) => ({ feature, metric: `kepler_container_${feature}_total`, scale })),
     power,
-    [{ feature: "accelerator_intel_qat", metric: "kepler_node_accelerator_intel_qat", series: qatSeries, scale: 30 }],
+    [
+      { feature: "accelerator_intel_qat", metric: "kepler_node_accelerator_intel_qat", series: qatSeries, scale: 30 },
+      // A node-level custom metric power does not depend on, for WorkloadOnly with third-party metrics.
+      { feature: "node_fan_rpm", metric: "node_fan_rpm", series: [{ fan: "1" }], scale: 2000 },
+    ],
   );
 
   it("AcceleratorOnly: the model's feature is accelerator_intel_qat and reproduces the hand-computed watts", async () => {
@@ -349,6 +353,40 @@ describe("row 3: AcceleratorOnly and WorkloadOnly read accelerator_intel_qat und
     try {
       const models = (await registry.client.listModels({ pipelineName: "groups_workload" })).models;
       expect(JSON.parse(models[0]!.metadataJson).features).toEqual(features);
+    } finally {
+      registry.close();
+    }
+  }, 120_000);
+
+  it("WorkloadOnly with third-party metrics trains on them too, and is served only to callers that list them", async () => {
+    const features = ["accelerator_intel_qat", ...WORKLOAD.map((w) => w.feature)].sort();
+    const run = await runPipeline(
+      {
+        pipelineName: "groups_workload_tp",
+        energySources: ["rapl-sysfs"],
+        featureGroups: ["WorkloadOnly"],
+        absTrainerNames: [LINEAR],
+        thirdPartyMetricNames: ["node_fan_rpm"],
+      },
+      recording.text,
+    );
+    expect(failures(run)).toEqual([]);
+    const registry = createRegistryClient(address("registry"));
+    try {
+      const models = (await registry.client.listModels({ pipelineName: "groups_workload_tp" })).models;
+      expect(JSON.parse(models[0]!.metadataJson).features).toEqual([...features, "node_fan_rpm"].sort());
+      const select = (featureNames: string[]) =>
+        registry.client.selectModel({
+          featureNames,
+          outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+          energySource: "rapl-sysfs",
+          pipelineName: "groups_workload_tp",
+          metadataOnly: true,
+        });
+      expect((await select([...features, "node_fan_rpm"])).selection?.featureGroup).toBe("WorkloadOnly");
+      const error = await select(features).catch((e: unknown) => e);
+      expect((error as ClientError).code).toBe(Status.FAILED_PRECONDITION);
+      expect((error as ClientError).details).toMatch(/needs \[.*node_fan_rpm.*\] \(missing \[node_fan_rpm\]\)$/);
     } finally {
       registry.close();
     }
