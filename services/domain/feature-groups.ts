@@ -80,6 +80,13 @@ export function featuresOf(group: FeatureGroupName, thirdPartyMetrics: readonly 
   return FIXED_GROUP_FEATURES[group];
 }
 
+const KNOWN_FEATURES: ReadonlySet<string> = new Set(Object.values(FIXED_GROUP_FEATURES).flat());
+
+/** True for a feature of a fixed group; false for a third-party metric name. */
+export function isKnownFeature(name: string): boolean {
+  return KNOWN_FEATURES.has(name);
+}
+
 /** True for a group beyond the reference's dict (IRQOnly, CgroupOnly, KubeletOnly). */
 export function isExtraFeatureGroup(name: string): name is ExtraFeatureGroupName {
   return (EXTRA_FEATURE_GROUP_NAMES as readonly string[]).includes(name);

@@ -478,4 +478,25 @@ describe("row 1: ThirdParty models are selected when the request covers their me
     const pkg = response.componentPowers.find((c) => c.component === "package")!;
     expectWatts(pkg.powerWatts, [linearWatts(power, "package", values)]);
   }, 180_000);
+
+  it("the trainer isolator removes background power with the ThirdParty AbsPower models", async () => {
+    // Runs after the test above published groups_thirdparty's AbsPower models.
+    const run = await runPipeline(
+      {
+        pipelineName: "groups_thirdparty_trainer",
+        energySources: ["rapl-sysfs"],
+        featureGroups: ["ThirdParty"],
+        isolator: IsolatorKind.ISOLATOR_KIND_TRAINER,
+        absPipelineName: "groups_thirdparty",
+        dynTrainerNames: [LINEAR],
+        thirdPartyMetricNames: thirdParty,
+      },
+      recording.text,
+    );
+    expect(failures(run)).toEqual([]);
+    expect(run.results.map((r) => [r.featureGroup, r.outputType])).toEqual([["ThirdParty", OutputType.OUTPUT_TYPE_DYN_POWER]]);
+    // No hints: no container is background, so the chosen model's idle prediction (the fitted intercept) is
+    // removed from exactly linear data, and the DynPower model fits it exactly too.
+    expect(Math.round(run.results[0]!.maeWatts * 100) / 100).toBe(0);
+  }, 120_000);
 });
