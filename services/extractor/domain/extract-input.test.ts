@@ -259,6 +259,13 @@ describe("extract semantics", () => {
     expect(column(result, "node_fan_watts")).toEqual([7, 7, 7]);
   });
 
+  it("Full without its system metrics says why Kepler's recordings never have them", () => {
+    const response = parse(bpfResponse({}));
+    expect(() => extract(response, { ...NODE, featureGroup: "Full" })).toThrow(
+      "response: missing metric kepler_node_cpu_scaling_frequency_hertz (needed for system feature cpu_scaling_frequency_hertz of group Full; Kepler exports kepler_node_info, not kepler_node_node_info, and cpu_scaling_frequency_hertz only up to ~v0.7.2, so Full is not extractable from its recordings (the reference never finds it valid either); use WorkloadOnly)",
+    );
+  });
+
   it("ThirdParty reads the named metrics verbatim", () => {
     const response = parse(bpfResponse({ my_counter_total: [container("c1", C1)] }));
     const result = extract(response, { ...NODE, featureGroup: "ThirdParty", thirdPartyMetrics: ["my_counter_total"] });

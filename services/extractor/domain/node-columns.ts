@@ -19,7 +19,7 @@ import {
   sliceOf,
   unionOfSorted,
 } from "../../../wasm-core/src/index.js";
-import { NODE_INFO_METRIC, SOURCE_LABEL, energyMetricName, featureMetricName } from "./metric-names.js";
+import { FULL_NOT_EXTRACTABLE, NODE_INFO_METRIC, SOURCE_LABEL, energyMetricName, featureMetricName } from "./metric-names.js";
 import { assertFiniteSeries, labelOf, loadMetricBlock, requireMetric, seriesTimestamps, seriesValues } from "./metric-block.js";
 import type { WasmScope } from "./wasm-scope.js";
 
@@ -66,7 +66,8 @@ export function buildNodeColumns(
   });
   options.systemFeatures.forEach((feature, index) => {
     const name = featureMetricName(feature, { useVmMetrics: false, thirdPartyMetrics: [] });
-    const metric = requireMetric(response, name, `system feature ${feature}`);
+    // Only Full has system features; Kepler 0.7+ recordings lack them (spec §1.2): say so.
+    const metric = requireMetric(response, name, `system feature ${feature} of group Full; ${FULL_NOT_EXTRACTABLE}`);
     copySlice(perTimestampMean(scope, response, metric.name, axis, Number.NaN), column(powerColumnNames.length + index));
   });
   const nodeTypeColumn = column(columnNames.length - 1);
