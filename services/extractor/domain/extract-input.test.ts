@@ -262,7 +262,7 @@ describe("extract semantics", () => {
   it("Full without its system metrics says why Kepler's recordings never have them", () => {
     const response = parse(bpfResponse({}));
     expect(() => extract(response, { ...NODE, featureGroup: "Full" })).toThrow(
-      "response: missing metric kepler_node_cpu_scaling_frequency_hertz (needed for system feature cpu_scaling_frequency_hertz of group Full; Kepler exports kepler_node_info, not kepler_node_node_info, and cpu_scaling_frequency_hertz only up to ~v0.7.2, so Full is not extractable from its recordings (the reference never finds it valid either); use WorkloadOnly)",
+      "response: missing metric kepler_node_cpu_scaling_frequency_hertz (needed for system feature cpu_scaling_frequency_hertz of group Full; Full is never valid for a recording: as in the reference, the valid groups are found among the WorkloadOnly features only, so Full's system features node_info and cpu_scaling_frequency_hertz never count (Kepler exports kepler_node_info, not the kepler_node_node_info the reference reads); use WorkloadOnly)",
     );
   });
 

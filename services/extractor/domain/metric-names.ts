@@ -11,10 +11,6 @@ export const VM_JOB_NAME = "vm";
 export const SOURCE_LABEL = "source";
 /** The node-type metric the reference reads (Kepler 0.7 exports `kepler_node_info` instead; spec Appendix A.5). */
 export const NODE_INFO_METRIC = "kepler_node_node_info";
-/** Why Full fails on Kepler's recordings: its system metrics are absent or named otherwise. */
-export const FULL_NOT_EXTRACTABLE =
-  "Kepler exports kepler_node_info, not kepler_node_node_info, and cpu_scaling_frequency_hertz only up to ~v0.7.2, so Full is not extractable from its recordings (the reference never finds it valid either); use WorkloadOnly";
-
 /** The per-package usage ratio metric; when present the reference splits power per package (unsupported here). */
 export const USAGE_RATIO_METRIC = "kepler_container_cpu_usage_per_package_ratio";
 /** The prefix of the metrics a live query discovers. */

@@ -1,6 +1,7 @@
 // The per-timestamp (node-level) columns of an extraction: power per component, system features and
 // node_type, on the power axis (reference get_power_data, drop_zero_column, get_system_feature_data,
 // get_system_category; spec §3.1, §3.3, §3.4).
+import { FULL_NEVER_VALID_REASON } from "../../domain/feature-groups.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { type EnergySource, energySourceOfLabel, powerColumn } from "../../domain/energy-sources.js";
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
@@ -19,7 +20,7 @@ import {
   sliceOf,
   unionOfSorted,
 } from "../../../wasm-core/src/index.js";
-import { FULL_NOT_EXTRACTABLE, NODE_INFO_METRIC, SOURCE_LABEL, energyMetricName, featureMetricName } from "./metric-names.js";
+import { NODE_INFO_METRIC, SOURCE_LABEL, energyMetricName, featureMetricName } from "./metric-names.js";
 import { assertFiniteSeries, labelOf, loadMetricBlock, requireMetric, seriesTimestamps, seriesValues } from "./metric-block.js";
 import type { WasmScope } from "./wasm-scope.js";
 
@@ -67,7 +68,7 @@ export function buildNodeColumns(
   options.systemFeatures.forEach((feature, index) => {
     const name = featureMetricName(feature, { useVmMetrics: false, thirdPartyMetrics: [] });
     // Only Full has system features; Kepler 0.7+ recordings lack them (spec §1.2): say so.
-    const metric = requireMetric(response, name, `system feature ${feature} of group Full; ${FULL_NOT_EXTRACTABLE}`);
+    const metric = requireMetric(response, name, `system feature ${feature} of group Full; ${FULL_NEVER_VALID_REASON}`);
     copySlice(perTimestampMean(scope, response, metric.name, axis, Number.NaN), column(powerColumnNames.length + index));
   });
   const nodeTypeColumn = column(columnNames.length - 1);
