@@ -67,7 +67,7 @@ export function buildNodeColumns(
   });
   options.systemFeatures.forEach((feature, index) => {
     const name = featureMetricName(feature, { useVmMetrics: false, thirdPartyMetrics: [] });
-    // Only Full has system features; Kepler 0.7+ recordings lack them (spec §1.2): say so.
+    // Only Full has system features; Kepler never exports kepler_node_node_info (spec §1.2): say so.
     const metric = requireMetric(response, name, `system feature ${feature} of group Full; ${FULL_NEVER_VALID_REASON}`);
     copySlice(perTimestampMean(scope, response, metric.name, axis, Number.NaN), column(powerColumnNames.length + index));
   });
