@@ -3,7 +3,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { assertEnergySource } from "../../services/domain/energy-sources.js";
-import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { formatPythonFloat, tableToCsv } from "../../services/extractor/domain/table-csv.js";
@@ -66,7 +66,7 @@ export const extractCommand: Command = {
     const input = required(flags, "input");
     const out = required(flags, "out");
     const energySource = assertEnergySource(required(flags, "source"), "--source");
-    const featureGroup = assertExtractableFeatureGroup(required(flags, "feature-group"), "--feature-group");
+    const featureGroup = assertFeatureGroup(required(flags, "feature-group"), "--feature-group");
     const level = oneOf(flags, "level", ["node", "container"] as const, "node");
     const extractor = oneOf(flags, "extractor", ["default", "smooth"] as const, "default");
     const nodeTypeFlag = flags["node-type"];
@@ -93,7 +93,7 @@ export const extractCommand: Command = {
     await writeFile(out, tableToCsv(result.table));
     const lines = [
       `wrote ${out}: ${result.table.rowCount} rows${level === "container" ? ` of ${result.containerCount} containers` : ""}, columns ${result.table.columnNames.join(", ")}`,
-      `valid feature groups: ${result.validFeatureGroups.join(", ") || "none"}${result.validHistoricalFeatureGroups.length > 0 ? ` (historical: ${result.validHistoricalFeatureGroups.join(", ")})` : ""}`,
+      `valid feature groups: ${result.validFeatureGroups.join(", ") || "none"}${result.validHistoricalFeatureGroups.length > 0 ? ` (also: ${result.validHistoricalFeatureGroups.join(", ")})` : ""}`,
       `correlation with ${result.correlationPowerColumn}:`,
       ...result.correlations.map(({ feature, correlation }) => `  ${feature.padEnd(28)} ${formatPythonFloat(correlation)}`),
       ...result.notices.map((notice) => `note: ${notice}`),

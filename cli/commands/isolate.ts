@@ -6,7 +6,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import type { DataTable } from "../../services/domain/data-table.js";
 import { assertEnergySource, type EnergySource } from "../../services/domain/energy-sources.js";
-import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { summarizeResponse } from "../../services/extractor/domain/summarize-response.js";
@@ -48,7 +48,7 @@ async function readResponseText(path: string): Promise<string> {
 /** The container-level table: a CSV as is, or a saved response extracted at container level. */
 async function readContainerTable(path: string, energySource: EnergySource, flags: Flags): Promise<DataTable> {
   if (!isResponse(path)) return readTableCsv(await readFile(path, "utf8"), path);
-  const featureGroup = assertExtractableFeatureGroup(required(flags, "feature-group"), "--feature-group");
+  const featureGroup = assertFeatureGroup(required(flags, "feature-group"), "--feature-group");
   const response = parsePrometheusResponse(await readResponseText(path), path);
   return extract(response, { energySource, featureGroup, level: "container", extractor: "default" }).table;
 }

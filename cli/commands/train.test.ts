@@ -86,6 +86,31 @@ describe("kepler-model train", () => {
     expect(stdout).toContain("1 of 1 models trained on 187 rows (dry run: nothing written)");
   });
 
+  it("trains the groups older recordings carry (CgroupOnly, KubeletOnly) and IRQOnly from the raw coremark dump", async () => {
+    const response = new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname;
+    for (const group of ["CgroupOnly", "KubeletOnly", "IRQOnly"]) {
+      const { code, stdout, stderr } = await run([
+        "train",
+        "--input",
+        response,
+        "--source",
+        "acpi",
+        "--feature-group",
+        group,
+        "--trainers",
+        "LinearRegressionTrainer",
+        "--model-path",
+        modelPath,
+      ]);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^LinearRegressionTrainer +0 +platform +\d+\.\d\d +\d+\.\d\d +ok$/m);
+      expect(stdout).toContain("1 of 1 models trained on 187 rows; archives:");
+      const folder = join(modelPath, "std_v0.7.11", "acpi", "AbsPower", group);
+      expect(await readdir(folder)).toContain("LinearRegressionTrainer_0.zip");
+    }
+  });
+
   it("reports a usage error for a missing flag", async () => {
     const { code, stderr } = await run(["train", "--source", "acpi"]);
     expect(code).toBe(2);

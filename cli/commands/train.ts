@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import type { DataTable } from "../../services/domain/data-table.js";
 import { assertEnergySource } from "../../services/domain/energy-sources.js";
-import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { readConfig } from "../../services/kit/config-schema.js";
@@ -64,7 +64,7 @@ async function readTrainingTable(
   const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
   return extract(response, {
     energySource: assertEnergySource(options.source, "--source"),
-    featureGroup: assertExtractableFeatureGroup(options.featureGroup, "--feature-group"),
+    featureGroup: assertFeatureGroup(options.featureGroup, "--feature-group"),
     level: "node",
     extractor: "default",
     nodeType: options.nodeType,

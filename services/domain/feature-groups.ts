@@ -9,8 +9,8 @@ export const IRQ_FEATURES = ["bpf_block_irq", "bpf_net_rx_irq", "bpf_net_tx_irq"
 export const ACCELERATOR_FEATURES = ["accelerator_intel_qat"] as const;
 export const WORKLOAD_FEATURES = [...COUNTER_FEATURES, ...BPF_FEATURES, ...IRQ_FEATURES, ...ACCELERATOR_FEATURES] as const;
 
-/** Feature groups in the reference's dict order (the order model selection scans them). */
-export const FEATURE_GROUP_NAMES = [
+/** The reference's FeatureGroups dict, in its order (the order model selection scans them). */
+export const REFERENCE_FEATURE_GROUP_NAMES = [
   "Full",
   "WorkloadOnly",
   "CounterOnly",
@@ -21,9 +21,39 @@ export const FEATURE_GROUP_NAMES = [
   "AcceleratorOnly",
   "ThirdParty",
 ] as const;
+
+/**
+ * Groups beyond the reference's dict: IRQOnly (in its enum without a feature list; we give it the IRQ
+ * features) and the removed CgroupOnly and KubeletOnly that older recordings and the v0.6 models
+ * carry. They train and serve like any group; they are listed apart so the valid groups of a recording
+ * stay exactly the reference's answer.
+ */
+export const EXTRA_FEATURE_GROUP_NAMES = ["IRQOnly", "CgroupOnly", "KubeletOnly"] as const;
+export type ExtraFeatureGroupName = (typeof EXTRA_FEATURE_GROUP_NAMES)[number];
+
+/** Every group we train and serve: the reference's, then the extra ones. */
+export const FEATURE_GROUP_NAMES = [...REFERENCE_FEATURE_GROUP_NAMES, ...EXTRA_FEATURE_GROUP_NAMES] as const;
 export type FeatureGroupName = (typeof FEATURE_GROUP_NAMES)[number];
+type ReferenceFeatureGroupName = (typeof REFERENCE_FEATURE_GROUP_NAMES)[number];
 
 const sorted = (features: readonly string[]): readonly string[] => [...features].sort();
+
+// Historical vocabulary (spec §1.1 "History"): names the reference removed but recorded data and the
+// v0.6 models still use. Recorded data is read verbatim under these names: `bpf_cpu_time_us` is never
+// renamed to `bpf_cpu_time_ms` (the unit differs by 1000 and the reference does not read it either),
+// so such data supports only the groups its metric names support.
+
+/** cgroup features, part of WORKLOAD/BASIC until reference commit ce5040b (2024-08-02). */
+export const CGROUP_FEATURES = [
+  "cgroupfs_cpu_usage_us",
+  "cgroupfs_memory_usage_bytes",
+  "cgroupfs_system_cpu_usage_us",
+  "cgroupfs_user_cpu_usage_us",
+] as const;
+/** kubelet features of the KubeletOnly group, removed in reference commit d04d3aa (2024-01-25). */
+export const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
+/** The BPF CPU-time feature's name (in microseconds) until reference commit 0278c38 (2024-02-02). */
+export const LEGACY_BPF_CPU_TIME_FEATURE = "bpf_cpu_time_us";
 
 const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, readonly string[]> = {
   Full: sorted([...WORKLOAD_FEATURES, ...SYSTEM_FEATURES]),
@@ -34,6 +64,9 @@ const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, read
   CounterIRQCombined: sorted([...COUNTER_FEATURES, ...IRQ_FEATURES]),
   Basic: sorted([...COUNTER_FEATURES, ...BPF_FEATURES]),
   AcceleratorOnly: sorted(ACCELERATOR_FEATURES),
+  IRQOnly: sorted(IRQ_FEATURES),
+  CgroupOnly: sorted(CGROUP_FEATURES),
+  KubeletOnly: sorted(KUBELET_FEATURES),
 };
 
 /**
@@ -47,6 +80,18 @@ export function featuresOf(group: FeatureGroupName, thirdPartyMetrics: readonly 
   return FIXED_GROUP_FEATURES[group];
 }
 
+const KNOWN_FEATURES: ReadonlySet<string> = new Set(Object.values(FIXED_GROUP_FEATURES).flat());
+
+/** True for a feature of a fixed group; false for a third-party metric name. */
+export function isKnownFeature(name: string): boolean {
+  return KNOWN_FEATURES.has(name);
+}
+
+/** True for a group beyond the reference's dict (IRQOnly, CgroupOnly, KubeletOnly). */
+export function isExtraFeatureGroup(name: string): name is ExtraFeatureGroupName {
+  return (EXTRA_FEATURE_GROUP_NAMES as readonly string[]).includes(name);
+}
+
 /** Parses a group name, throwing InvalidInputError naming `field` for an unknown one. */
 export function assertFeatureGroup(name: string, field = "feature_group"): FeatureGroupName {
   if ((FEATURE_GROUP_NAMES as readonly string[]).includes(name)) return name as FeatureGroupName;
@@ -54,15 +99,32 @@ export function assertFeatureGroup(name: string, field = "feature_group"): Featu
 }
 
 /**
- * Every group whose features are all in `available`, in the reference's dict order. With third-party
- * metrics, WorkloadOnly includes them and ThirdParty is listed last (the reference adds it to its dict
- * in update_thirdparty_metrics); without, ThirdParty is never listed.
+ * Every reference group whose features are all in `available`, in the reference's dict order. With
+ * third-party metrics, WorkloadOnly includes them and ThirdParty is listed last (the reference adds it
+ * to its dict in update_thirdparty_metrics); without, ThirdParty is never listed.
  */
-export function validFeatureGroups(available: readonly string[], thirdPartyMetrics: readonly string[] = []): FeatureGroupName[] {
+export function validFeatureGroups(
+  available: readonly string[],
+  thirdPartyMetrics: readonly string[] = [],
+): ReferenceFeatureGroupName[] {
   const have = new Set(available);
-  const groups = FEATURE_GROUP_NAMES.filter((group) => group !== "ThirdParty" || thirdPartyMetrics.length > 0);
+  const groups = REFERENCE_FEATURE_GROUP_NAMES.filter((group) => group !== "ThirdParty" || thirdPartyMetrics.length > 0);
   return groups.filter((group) => featuresOf(group, thirdPartyMetrics).every((feature) => have.has(feature)));
 }
+
+/** The extra groups (IRQOnly, CgroupOnly, KubeletOnly) whose features are all in `available`, in that order. */
+export function validExtraFeatureGroups(available: readonly string[]): ExtraFeatureGroupName[] {
+  const have = new Set(available);
+  return EXTRA_FEATURE_GROUP_NAMES.filter((group) => FIXED_GROUP_FEATURES[group].every((feature) => have.has(feature)));
+}
+
+/**
+ * Why Full is never valid for a recording (spec §1.2): the reference finds the valid groups among the
+ * WorkloadOnly features only, so the system features node_info and cpu_scaling_frequency_hertz never
+ * count (and Kepler exports `kepler_node_info`, not the `kepler_node_node_info` the reference reads).
+ */
+export const FULL_NEVER_VALID_REASON =
+  "Full is never valid for a recording: as in the reference, the valid groups are found among the WorkloadOnly features only, so Full's system features node_info and cpu_scaling_frequency_hertz never count (Kepler exports kepler_node_info, not the kepler_node_node_info the reference reads); use WorkloadOnly";
 
 /** The group whose sorted feature list equals the sorted input, or undefined (the reference's Unknown). */
 export function featureGroupOf(features: readonly string[]): FeatureGroupName | undefined {
@@ -83,6 +145,11 @@ const MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   BPFOnly: "bpf_cpu_time_ms",
   BPFIRQ: "bpf_cpu_time_ms",
   AcceleratorOnly: "accelerator_intel_qat",
+  // Not in the reference's maps (it has no list for IRQOnly and dropped the other two): the CPU-time
+  // feature, as the BPF groups use bpf_cpu_time_ms, and received packets for IRQOnly.
+  IRQOnly: "bpf_net_rx_irq",
+  CgroupOnly: "cgroupfs_cpu_usage_us",
+  KubeletOnly: "kubelet_cpu_usage",
 };
 const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   Full: "cache_miss",
@@ -92,6 +159,8 @@ const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   Basic: "cache_miss",
   BPFOnly: "bpf_page_cache_hit",
   BPFIRQ: "bpf_page_cache_hit",
+  CgroupOnly: "cgroupfs_memory_usage_bytes",
+  KubeletOnly: "kubelet_memory_bytes",
 };
 
 /**
@@ -106,63 +175,4 @@ export function mainFeatureIndex(
   const name = component === "dram" ? (DRAM_MAIN_FEATURE[group] ?? MAIN_FEATURE[group]) : MAIN_FEATURE[group];
   const index = name === undefined ? -1 : features.indexOf(name);
   return Math.max(index, 0);
-}
-
-// Historical vocabulary (spec §1.1 "History"): names the reference removed but recorded data and the
-// v0.6 models still use. Recorded data is read verbatim under these names: `bpf_cpu_time_us` is never
-// renamed to `bpf_cpu_time_ms` (the unit differs by 1000 and the reference does not read it either),
-// so such data supports only the groups its metric names support. The removed groups CgroupOnly and
-// KubeletOnly stay extractable so old data can still be turned into tables; they are listed apart
-// from the reference's groups (see docs/deviations.md, "Extractor").
-
-/** cgroup features, part of WORKLOAD/BASIC until reference commit ce5040b (2024-08-02). */
-export const CGROUP_FEATURES = [
-  "cgroupfs_cpu_usage_us",
-  "cgroupfs_memory_usage_bytes",
-  "cgroupfs_system_cpu_usage_us",
-  "cgroupfs_user_cpu_usage_us",
-] as const;
-/** kubelet features of the KubeletOnly group, removed in reference commit d04d3aa (2024-01-25). */
-export const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
-/** The BPF CPU-time feature's name (in microseconds) until reference commit 0278c38 (2024-02-02). */
-export const LEGACY_BPF_CPU_TIME_FEATURE = "bpf_cpu_time_us";
-
-/** Groups the reference removed that recorded data can still be extracted for. */
-export const HISTORICAL_FEATURE_GROUP_NAMES = ["CgroupOnly", "KubeletOnly"] as const;
-export type HistoricalFeatureGroupName = (typeof HISTORICAL_FEATURE_GROUP_NAMES)[number];
-/** Any group the extractor accepts: the reference's groups plus the historical ones. */
-export type ExtractableFeatureGroupName = FeatureGroupName | HistoricalFeatureGroupName;
-
-const HISTORICAL_GROUP_FEATURES: Record<HistoricalFeatureGroupName, readonly string[]> = {
-  CgroupOnly: sorted(CGROUP_FEATURES),
-  KubeletOnly: sorted(KUBELET_FEATURES),
-};
-
-/** True for a group name of the historical vocabulary. */
-export function isHistoricalFeatureGroup(name: string): name is HistoricalFeatureGroupName {
-  return (HISTORICAL_FEATURE_GROUP_NAMES as readonly string[]).includes(name);
-}
-
-/** Parses a group the extractor accepts (current or historical); InvalidInputError naming `field` otherwise. */
-export function assertExtractableFeatureGroup(name: string, field = "feature_group"): ExtractableFeatureGroupName {
-  if (isHistoricalFeatureGroup(name)) return name;
-  if ((FEATURE_GROUP_NAMES as readonly string[]).includes(name)) return name as FeatureGroupName;
-  throw new InvalidInputError(
-    field,
-    `unknown feature group "${name}" (known: ${[...FEATURE_GROUP_NAMES, ...HISTORICAL_FEATURE_GROUP_NAMES].join(", ")})`,
-  );
-}
-
-/** The sorted feature list of any extractable group. */
-export function extractableFeaturesOf(
-  group: ExtractableFeatureGroupName,
-  thirdPartyMetrics: readonly string[] = [],
-): readonly string[] {
-  return isHistoricalFeatureGroup(group) ? HISTORICAL_GROUP_FEATURES[group] : featuresOf(group, thirdPartyMetrics);
-}
-
-/** The historical groups whose features are all in `available`, in the order above. */
-export function validHistoricalFeatureGroups(available: readonly string[]): HistoricalFeatureGroupName[] {
-  const have = new Set(available);
-  return HISTORICAL_FEATURE_GROUP_NAMES.filter((group) => HISTORICAL_GROUP_FEATURES[group].every((feature) => have.has(feature)));
 }

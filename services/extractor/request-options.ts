@@ -1,7 +1,7 @@
 // Decoding of the extractor's request messages into domain options; every error names the field.
 import { assertEnergySource } from "../domain/energy-sources.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { assertExtractableFeatureGroup } from "../domain/feature-groups.js";
+import { assertFeatureGroup } from "../domain/feature-groups.js";
 import { PrometheusResponseReader, type PrometheusResponse } from "../domain/prometheus-response.js";
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
 import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
@@ -33,7 +33,7 @@ export function decodeExtractOptions(
   } else throw new InvalidInputError(`${field}.extractor`, `unknown extractor kind ${message.extractor}`);
   return {
     energySource: assertEnergySource(message.energySource, `${field}.energy_source`),
-    featureGroup: assertExtractableFeatureGroup(message.featureGroup, `${field}.feature_group`),
+    featureGroup: assertFeatureGroup(message.featureGroup, `${field}.feature_group`),
     level,
     extractor,
     nodeType: message.nodeType,

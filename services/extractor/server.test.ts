@@ -70,7 +70,7 @@ describe("ExtractorService over gRPC", () => {
     expect(summary.correlationPowerColumnName).toBe("package_power");
     expect(relativeError(summary.correlations[2]!.correlation, 0.9858031397213314)).toBeLessThan(1e-9);
     expect(summary.validFeatureGroups).toEqual(["CounterOnly", "CounterIRQCombined"]);
-    expect(summary.validHistoricalFeatureGroups).toEqual(["CgroupOnly", "KubeletOnly"]);
+    expect(summary.validHistoricalFeatureGroups).toEqual(["IRQOnly", "CgroupOnly", "KubeletOnly"]);
   });
 
   it("Extract streams a container table in several chunks with row ids", async () => {

@@ -55,7 +55,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
       const summary = summarizeResponse(response, thirdParty, options.useVmMetrics);
       return {
         validFeatureGroups: summary.validFeatureGroups.reference,
-        validHistoricalFeatureGroups: summary.validFeatureGroups.historical,
+        validHistoricalFeatureGroups: summary.validFeatureGroups.extra,
         energySources: [...summary.energySources],
         metrics: summary.metrics.map(metricSummary),
       };

@@ -70,7 +70,11 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
           { signal },
         ),
       );
-      return { validFeatureGroups: listed.validFeatureGroups, energySources: listed.energySources };
+      return {
+        validFeatureGroups: listed.validFeatureGroups,
+        extraFeatureGroups: listed.validHistoricalFeatureGroups,
+        energySources: listed.energySources,
+      };
     },
 
     async extract(response, spec, signal) {

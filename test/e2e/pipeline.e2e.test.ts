@@ -484,7 +484,7 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     ]);
     expect(await failure({ ...base, featureGroups: ["BPFOnly"] }, true)).toEqual([
       "INVALID_ARGUMENT",
-      "options.feature_groups[0]: BPFOnly is not valid for the data: some of its metrics are missing (valid: CounterOnly, CounterIRQCombined)",
+      "options.feature_groups[0]: BPFOnly is not valid for the data: some of its metrics are missing (valid: CounterOnly, CounterIRQCombined, IRQOnly, CgroupOnly, KubeletOnly)",
     ]);
     expect(await failure({ ...base, energySources: ["hmc"] }, true)).toEqual([
       "INVALID_ARGUMENT",

@@ -239,18 +239,31 @@ describe("extract semantics", () => {
     expect(column(extract(response, { ...NODE, nodeType: 7 }), "node_type")).toEqual([7, 7, 7]);
   });
 
-  it("splits an accelerator metric by its `type` label into <feature>_<type> columns of per-timestamp sums", () => {
+  it("sums an accelerator metric over its series (every `type`) into one column named after the feature", () => {
     const qat = (type: string, value: number) => ({ metric: { type }, values: PLATFORM.map(([t]) => [t, String(value)]) });
     const response = parse(bpfResponse({ kepler_node_accelerator_intel_qat: [qat("b", 2), qat("a", 1), qat("a", 4)] }));
     const result = extract(response, { ...NODE, featureGroup: "AcceleratorOnly" });
-    expect(result.table.columnNames).toEqual([
-      "accelerator_intel_qat_a",
-      "accelerator_intel_qat_b",
-      "platform_power",
-      "node_type",
-    ]);
-    expect(column(result, "accelerator_intel_qat_a")).toEqual([5, 5, 5]);
-    expect(column(result, "accelerator_intel_qat_b")).toEqual([2, 2, 2]);
+    expect(result.table.columnNames).toEqual(["accelerator_intel_qat", "platform_power", "node_type"]);
+    expect(result.features).toEqual(["accelerator_intel_qat"]);
+    expect(column(result, "accelerator_intel_qat")).toEqual([7, 7, 7]);
+  });
+
+  it("ThirdParty accepts node-level series without container labels (summed per timestamp, as the reference)", () => {
+    const node = (instance: string, value: number) => ({
+      metric: { instance },
+      values: PLATFORM.map(([t]) => [t, String(value)]),
+    });
+    const response = parse(bpfResponse({ node_fan_watts: [node("a", 3), node("b", 4)] }));
+    const result = extract(response, { ...NODE, featureGroup: "ThirdParty", thirdPartyMetrics: ["node_fan_watts"] });
+    expect(result.table.columnNames[0]).toBe("node_fan_watts");
+    expect(column(result, "node_fan_watts")).toEqual([7, 7, 7]);
+  });
+
+  it("Full without its system metrics says why Kepler's recordings never have them", () => {
+    const response = parse(bpfResponse({}));
+    expect(() => extract(response, { ...NODE, featureGroup: "Full" })).toThrow(
+      "response: missing metric kepler_node_cpu_scaling_frequency_hertz (needed for system feature cpu_scaling_frequency_hertz of group Full; Full is never valid for a recording: as in the reference, the valid groups are found among the WorkloadOnly features only, so Full's system features node_info and cpu_scaling_frequency_hertz never count (Kepler exports kepler_node_info, not the kepler_node_node_info the reference reads); use WorkloadOnly)",
+    );
   });
 
   it("ThirdParty reads the named metrics verbatim", () => {

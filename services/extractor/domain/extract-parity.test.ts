@@ -40,10 +40,10 @@ function compareWithGolden(table: DataTable, file: string, scaleOf?: (column: st
 }
 
 describe("extract: coremark (3 s regular steps, RAPL labelled `rapl`) against the reference", () => {
-  it("lists the reference's valid feature groups, and the historical ones apart", () => {
+  it("lists the reference's valid feature groups, and the extra ones (IRQOnly, CgroupOnly, KubeletOnly) apart", () => {
     const result = extract(coremark, { energySource: "acpi", featureGroup: "CounterOnly", level: "node", extractor: "default" });
     expect(result.validFeatureGroups).toEqual(counts.coremark.valid_groups);
-    expect(result.validHistoricalFeatureGroups).toEqual(["CgroupOnly", "KubeletOnly"]);
+    expect(result.validHistoricalFeatureGroups).toEqual(["IRQOnly", "CgroupOnly", "KubeletOnly"]);
   });
 
   for (const source of ["rapl-sysfs", "acpi"] as const) {

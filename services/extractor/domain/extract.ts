@@ -5,7 +5,7 @@
 import type { DataTable } from "../../domain/data-table.js";
 import { componentsOf, type EnergySource } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
-import { type ExtractableFeatureGroupName, type FeatureGroupName, extractableFeaturesOf } from "../../domain/feature-groups.js";
+import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
 import {
   type GatheredRows,
@@ -34,7 +34,7 @@ export const SMOOTH_WINDOW = 30;
 
 export interface ExtractOptions {
   readonly energySource: EnergySource;
-  readonly featureGroup: ExtractableFeatureGroupName;
+  readonly featureGroup: FeatureGroupName;
   readonly level: TableLevel;
   readonly extractor: ExtractorKind;
   /** Replaces the node_type column (reference replace_node_type); otherwise kepler_node_node_info or 0. */
@@ -53,7 +53,7 @@ export interface ExtractResult {
   /** Columns: features, power, system features (Full), node_type, [packge_ratio_package]. */
   readonly table: DataTable;
   readonly powerColumns: readonly string[];
-  /** The workload feature columns of the table (accelerator features as `<feature>_<type>`). */
+  /** The workload feature columns of the table (node-level features after the container ones). */
   readonly features: readonly string[];
   readonly correlationPowerColumn: string;
   readonly correlations: readonly FeatureCorrelation[];
@@ -84,7 +84,7 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
       "AcceleratorOnly has node-level data only (the reference extracts no container-level table for it)",
     );
   }
-  const groupFeatures = extractableFeaturesOf(options.featureGroup, thirdPartyMetrics);
+  const groupFeatures = featuresOf(options.featureGroup, thirdPartyMetrics);
   const workloadFeatures = groupFeatures.filter((feature) => !isSystemFeature(feature));
   const systemFeatures = groupFeatures.filter(isSystemFeature);
   const notices = [...response.notices];
@@ -145,7 +145,7 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
       correlationPowerColumn: node.powerColumnNames[0]!,
       correlations,
       validFeatureGroups: valid.reference,
-      validHistoricalFeatureGroups: valid.historical,
+      validHistoricalFeatureGroups: valid.extra,
       containerCount: rowIds === undefined ? 0 : new Set(rowIds).size,
       notices,
     };

@@ -7,8 +7,6 @@ export const CONTAINER_KEY_LABELS = ["container_id", "pod_name", "container_name
 export const PROCESS_KEY_LABELS = ["container_id", "pid"] as const;
 /** The `job` label value of VM series (reference VM_JOB_NAME default). */
 export const VM_JOB_NAME = "vm";
-/** The label that splits accelerator series into `<feature>_<type>` columns. */
-export const ACCELERATOR_TYPE_LABEL = "type";
 /** The energy source label of node energy series. */
 export const SOURCE_LABEL = "source";
 /** The node-type metric the reference reads (Kepler 0.7 exports `kepler_node_info` instead; spec Appendix A.5). */

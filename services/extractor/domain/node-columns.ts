@@ -1,6 +1,7 @@
 // The per-timestamp (node-level) columns of an extraction: power per component, system features and
 // node_type, on the power axis (reference get_power_data, drop_zero_column, get_system_feature_data,
 // get_system_category; spec §3.1, §3.3, §3.4).
+import { FULL_NEVER_VALID_REASON } from "../../domain/feature-groups.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { type EnergySource, energySourceOfLabel, powerColumn } from "../../domain/energy-sources.js";
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
@@ -66,7 +67,8 @@ export function buildNodeColumns(
   });
   options.systemFeatures.forEach((feature, index) => {
     const name = featureMetricName(feature, { useVmMetrics: false, thirdPartyMetrics: [] });
-    const metric = requireMetric(response, name, `system feature ${feature}`);
+    // Only Full has system features; Kepler never exports kepler_node_node_info (spec §1.2): say so.
+    const metric = requireMetric(response, name, `system feature ${feature} of group Full; ${FULL_NEVER_VALID_REASON}`);
     copySlice(perTimestampMean(scope, response, metric.name, axis, Number.NaN), column(powerColumnNames.length + index));
   });
   const nodeTypeColumn = column(columnNames.length - 1);

@@ -1,12 +1,11 @@
 // Which feature groups a response supports (reference get_valid_feature_group_from_queries, spec §1.2).
 import {
-  CGROUP_FEATURES,
+  EXTRA_FEATURE_GROUP_NAMES,
+  type ExtraFeatureGroupName,
   type FeatureGroupName,
-  type HistoricalFeatureGroupName,
-  KUBELET_FEATURES,
   featuresOf,
+  validExtraFeatureGroups,
   validFeatureGroups,
-  validHistoricalFeatureGroups,
 } from "../../domain/feature-groups.js";
 import { type PrometheusResponse, sampleCount } from "../../domain/prometheus-response.js";
 import { featureMetricName } from "./metric-names.js";
@@ -14,8 +13,8 @@ import { featureMetricName } from "./metric-names.js";
 export interface ValidFeatureGroups {
   /** The reference's answer, in its dict order (Full is never valid this way, as in the reference). */
   readonly reference: FeatureGroupName[];
-  /** Historical groups (CgroupOnly, KubeletOnly) the data also supports. */
-  readonly historical: HistoricalFeatureGroupName[];
+  /** Groups beyond the reference's dict (IRQOnly, CgroupOnly, KubeletOnly) the data also supports. */
+  readonly extra: ExtraFeatureGroupName[];
 }
 
 /**
@@ -31,6 +30,8 @@ export function validFeatureGroupsOf(
   const hasData = (metricName: string): boolean => sampleCount(response, metricName) > 1;
   const names = { useVmMetrics, thirdPartyMetrics };
   const features = featuresOf("WorkloadOnly", thirdPartyMetrics).filter((feature) => hasData(featureMetricName(feature, names)));
-  const historical = [...CGROUP_FEATURES, ...KUBELET_FEATURES].filter((feature) => hasData(featureMetricName(feature, names)));
-  return { reference: validFeatureGroups(features, thirdPartyMetrics), historical: validHistoricalFeatureGroups(historical) };
+  const extraFeatures = [...new Set(EXTRA_FEATURE_GROUP_NAMES.flatMap((group) => featuresOf(group)))].filter((feature) =>
+    hasData(featureMetricName(feature, names)),
+  );
+  return { reference: validFeatureGroups(features, thirdPartyMetrics), extra: validExtraFeatureGroups(extraFeatures) };
 }

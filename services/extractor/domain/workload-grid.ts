@@ -1,8 +1,11 @@
 // Per-container workload feature rates on one timestamp axis (reference get_workload_feature_data,
 // spec §3.2): for each feature and container key, the counter's per-second rate with each row's own
 // step, the first sample giving 0 and a decrease repeating the previous rate (mask(<0) -> ffill ->
-// fillna(0)). Accelerator-style metrics without container labels become `<feature>_<type>` columns
-// of per-timestamp sums on one extra row key.
+// fillna(0)). Node-level metrics without container labels (the accelerator, node-level third-party
+// metrics) become one column named after the feature, the per-timestamp sum of their series, on one
+// extra row key. The reference splits them by a `type` label into `<feature>_<type>` columns that
+// neither its trainer (it reads the group's `accelerator_intel_qat`) nor Kepler's requests know, so
+// we keep the one name the groups, models and requests use (docs/deviations.md).
 import { InvalidInputError } from "../../domain/errors.js";
 import type { PrometheusMetric, PrometheusResponse } from "../../domain/prometheus-response.js";
 import {
@@ -23,26 +26,20 @@ import {
   seriesTimestamps,
   seriesValues,
 } from "./metric-block.js";
-import {
-  ACCELERATOR_TYPE_LABEL,
-  CONTAINER_KEY_LABELS,
-  PROCESS_KEY_LABELS,
-  VM_JOB_NAME,
-  featureMetricName,
-} from "./metric-names.js";
+import { CONTAINER_KEY_LABELS, PROCESS_KEY_LABELS, VM_JOB_NAME, featureMetricName } from "./metric-names.js";
 import type { WasmScope } from "./wasm-scope.js";
 
 /**
- * The row id of accelerator columns at container level. The reference concatenates the accelerator
- * rows without an id and fills the missing id with 0, so they form one pseudo-container "0".
+ * The row id of node-level feature columns at container level. The reference concatenates these rows
+ * without an id and fills the missing id with 0, so they form one pseudo-container "0".
  */
-export const ACCELERATOR_ROW_ID = "0";
+export const NODE_LEVEL_ROW_ID = "0";
 
 /** Rates on a planes x keys x steps grid, with a keys x steps presence count. */
 export interface WorkloadGrid {
   readonly axis: F64Buffer;
   readonly keys: readonly string[];
-  /** One name per plane: the container features, then the `<feature>_<type>` accelerator columns. */
+  /** One name per plane: the container features, then the node-level features. */
   readonly featureColumns: readonly string[];
   readonly grid: F64Buffer;
   /** presence[k][t] > 0 where key k has a row at step t (any feature). */
@@ -65,14 +62,14 @@ interface ContainerPlan {
   readonly segments: ReadonlyMap<string, readonly number[]>;
 }
 
-interface AcceleratorPlan {
-  readonly kind: "accelerator";
+interface NodeLevelPlan {
+  readonly kind: "node";
   readonly column: string;
   readonly metric: PrometheusMetric;
   readonly series: readonly number[];
 }
 
-type Plan = ContainerPlan | AcceleratorPlan;
+type Plan = ContainerPlan | NodeLevelPlan;
 
 /** Builds the rate grid of the workload features; notices collect the documented handling applied. */
 export function buildWorkloadGrid(
@@ -82,12 +79,12 @@ export function buildWorkloadGrid(
   notices: string[],
 ): WorkloadGrid {
   const plans = options.features.flatMap((feature) => planFeature(response, feature, options, notices));
-  // The reference drops accelerator features from the list and appends their `<feature>_<type>` columns.
-  const ordered = [...plans.filter((plan) => plan.kind === "container"), ...plans.filter((plan) => plan.kind === "accelerator")];
+  // As the reference, node-level features move after the container features.
+  const ordered = [...plans.filter((plan) => plan.kind === "container"), ...plans.filter((plan) => plan.kind === "node")];
   const keySet = new Set<string>();
   for (const plan of ordered) {
     if (plan.kind === "container") for (const key of plan.segments.keys()) keySet.add(key);
-    else keySet.add(ACCELERATOR_ROW_ID);
+    else keySet.add(NODE_LEVEL_ROW_ID);
   }
   const keys = [...keySet].sort();
   const keyIndex = new Map(keys.map((key, index) => [key, index]));
@@ -116,8 +113,8 @@ export function buildWorkloadGrid(
 
   ordered.forEach((plan, plane) => {
     const block = blockOf(plan.metric);
-    if (plan.kind === "accelerator") {
-      const key = keyIndex.get(ACCELERATOR_ROW_ID)!;
+    if (plan.kind === "node") {
+      const key = keyIndex.get(NODE_LEVEL_ROW_ID)!;
       for (const index of plan.series) {
         accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), cell(plane, key), presenceOf(key));
       }
@@ -186,7 +183,7 @@ function planFeature(response: PrometheusResponse, feature: string, options: Wor
   // As in the reference, the container path applies when every key label is a column of the metric's
   // table, i.e. appears on at least one series.
   const hasKeyLabels = keyLabels.every((label) => metric.series.some((series) => label in series.labels));
-  if (!hasKeyLabels) return planAccelerator(metric, feature);
+  if (!hasKeyLabels) return [planNodeLevel(metric, feature)];
 
   const byKey = new Map<string, number[]>();
   metric.series.forEach((series, index) => {
@@ -222,25 +219,13 @@ function planFeature(response: PrometheusResponse, feature: string, options: Wor
   return [{ kind: "container", column: feature, metric, segments }];
 }
 
-function planAccelerator(metric: PrometheusMetric, feature: string): AcceleratorPlan[] {
-  const byType = new Map<string, number[]>();
-  metric.series.forEach((series, index) => {
-    const type = series.labels[ACCELERATOR_TYPE_LABEL];
-    if (type === undefined || series.length === 0) return;
-    assertFiniteSeries(metric, index);
-    const list = byType.get(type);
-    if (list === undefined) byType.set(type, [index]);
-    else list.push(index);
-  });
-  if (byType.size === 0) {
-    throw new InvalidInputError(
-      `response.${metric.name}`,
-      `series have neither the container labels (${CONTAINER_KEY_LABELS.join(", ")}) nor a "${ACCELERATOR_TYPE_LABEL}" label`,
-    );
+function planNodeLevel(metric: PrometheusMetric, feature: string): NodeLevelPlan {
+  const series = metric.series.flatMap((entry, index) => (entry.length > 0 ? [index] : []));
+  for (const index of series) assertFiniteSeries(metric, index);
+  if (series.length === 0) {
+    throw new InvalidInputError(`response.${metric.name}`, "the node-level metric has no samples");
   }
-  return [...byType.keys()]
-    .sort()
-    .map((type) => ({ kind: "accelerator", column: `${feature}_${type}`, metric, series: byType.get(type)! }));
+  return { kind: "node", column: feature, metric, series };
 }
 
 function firstTimestamp(metric: PrometheusMetric, index: number): number {

@@ -4,7 +4,12 @@
 import { type DataTable, getColumn } from "../../domain/data-table.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
 import { FailedPreconditionError } from "../../domain/errors.js";
-import { validFeatureGroups } from "../../domain/feature-groups.js";
+import {
+  type FeatureGroupName,
+  isKnownFeature,
+  validExtraFeatureGroups,
+  validFeatureGroups,
+} from "../../domain/feature-groups.js";
 import { alignOnTimestamps, dynamicPower, pearsonWithTarget, scaleByShare, vectorStats } from "../../../wasm-core/src/index.js";
 import { type ModelScore, isBetterModel } from "./abs-model-choice.js";
 import type { BackgroundModelSource, BackgroundPowerModel } from "./background-models.js";
@@ -63,13 +68,16 @@ export async function isolateWithAbsModels(
   const split = splitContainers(table, backgroundSelector(options.hints));
   const target = squeezeContainerTable(split.target, labelColumns);
   const features = featureColumnsOf(target, labelColumns);
-  const groups = validFeatureGroups(features);
+  const groups = backgroundFeatureGroups(features);
   const loaded = await source.loadAbsPowerModels({
     pipelineName: options.absPipelineName,
     energySource: options.energySource,
     featureGroups: groups,
   });
-  if (loaded.models.length === 0) {
+  // A ThirdParty model (or one trained with third-party metrics) fits only data holding all its features.
+  const have = new Set(features);
+  const models = loaded.models.filter((model) => model.features.every((feature) => have.has(feature)));
+  if (models.length === 0) {
     throw new FailedPreconditionError(
       `the trainer isolator found no AbsPower model of pipeline "${options.absPipelineName}" for ${options.energySource} in the feature groups of the data (${groups.join(", ") || "none"}): train that pipeline first or choose another isolator`,
     );
@@ -88,8 +96,8 @@ export async function isolateWithAbsModels(
   const labels = labelColumns.map((column) => getColumn(target, column));
 
   let best: { model: BackgroundPowerModel; score: ModelScore; dynamic: Float64Array[]; clamped: number } | undefined;
-  for (const [done, model] of loaded.models.entries()) {
-    options.onModel?.(done, loaded.models.length, model.modelName);
+  for (const [done, model] of models.entries()) {
+    options.onModel?.(done, models.length, model.modelName);
     const predicted = await model.predict(backgroundRows);
     let clamped = 0;
     const dynamic = labelColumns.map((column, k) => {
@@ -117,6 +125,12 @@ export async function isolateWithAbsModels(
     clampedCount: chosen.clamped,
     notices: loaded.notices,
   };
+}
+
+/** The groups whose models can predict from these features: fixed lists covered, ThirdParty for custom metrics. */
+function backgroundFeatureGroups(features: readonly string[]): FeatureGroupName[] {
+  const thirdParty = features.some((feature) => !isKnownFeature(feature));
+  return [...validFeatureGroups(features), ...validExtraFeatureGroups(features), ...(thirdParty ? ["ThirdParty" as const] : [])];
 }
 
 function alignBackground(background: DataTable, features: readonly string[], timestamps: Float64Array): Float64Array {

@@ -29,7 +29,10 @@ export interface PipelineMachineSpec {
 
 /** What the data holds, per the extractor. */
 export interface DataOverview {
+  /** The reference's valid groups, in its order: what a run trains by default. */
   readonly validFeatureGroups: readonly string[];
+  /** Valid groups beyond the reference's (IRQOnly, CgroupOnly, KubeletOnly): trained when requested. */
+  readonly extraFeatureGroups?: readonly string[];
   readonly energySources: readonly string[];
 }
 

@@ -2,7 +2,7 @@
 // (reference offline trainer: the valid groups of the data, §9.1; NewPipeline defaults, §5.5).
 import { assertEnergySource, type EnergySource } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
-import { assertFeatureGroup, type FeatureGroupName } from "../../domain/feature-groups.js";
+import { assertFeatureGroup, FULL_NEVER_VALID_REASON, type FeatureGroupName } from "../../domain/feature-groups.js";
 import type { DataOverview } from "./pipeline-peers.js";
 
 /** The data's sources we model (aliases normalised; sources we do not model, e.g. `nvidia`, skipped). */
@@ -38,18 +38,24 @@ export function resolveEnergySources(requested: readonly string[], overview: Dat
   return [...new Set(resolved)];
 }
 
-/** The requested feature groups (every one valid for the data), or all groups valid for the data. */
+/**
+ * The requested feature groups (every one valid for the data), or the reference's groups valid for the
+ * data. The extra groups (IRQOnly, CgroupOnly, KubeletOnly) are trained when named, as the reference's
+ * default run never trains them.
+ */
 export function resolveFeatureGroups(requested: readonly string[], overview: DataOverview, field: string): FeatureGroupName[] {
-  const valid = overview.validFeatureGroups;
+  const defaults = overview.validFeatureGroups;
+  const valid = [...defaults, ...(overview.extraFeatureGroups ?? [])];
   if (requested.length === 0) {
     if (valid.length === 0)
       throw new FailedPreconditionError(
         "the data supports no feature group: it needs the workload metrics of at least one group",
       );
-    return valid.map((name) => assertFeatureGroup(name));
+    return defaults.map((name) => assertFeatureGroup(name));
   }
   const resolved = requested.map((name, index) => {
     const group = assertFeatureGroup(name, `${field}[${index}]`);
+    if (group === "Full" && !valid.includes(group)) throw new InvalidInputError(`${field}[${index}]`, FULL_NEVER_VALID_REASON);
     if (!valid.includes(group)) {
       throw new InvalidInputError(
         `${field}[${index}]`,

@@ -4,7 +4,7 @@
 // call so one failing trainer loses no other model; finally write the pipeline's metadata.json.
 import type { DataTable } from "../../domain/data-table.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
-import type { FeatureGroupName } from "../../domain/feature-groups.js";
+import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import { failedResult, type TrainTarget } from "./failed-result.js";
 import { assignNodeType, type NodeTypeAssignment } from "./node-type-assignment.js";
 import { createPipelineMetadata } from "./pipeline-metadata.js";
@@ -38,6 +38,16 @@ export interface PipelineRunSummary {
   readonly newestSampleSeconds?: number;
   /** True when a gated run found no new data and trained nothing. */
   readonly skipped: boolean;
+}
+
+/**
+ * Features the trainer must use instead of the group's fixed list: the third-party metrics for
+ * ThirdParty, and WorkloadOnly plus them (the reference's update_thirdparty_metrics redefines WorkloadOnly
+ * so); empty otherwise.
+ */
+function modelFeatureNames(group: FeatureGroupName, thirdPartyMetricNames: readonly string[]): readonly string[] {
+  if (thirdPartyMetricNames.length === 0 || (group !== "ThirdParty" && group !== "WorkloadOnly")) return [];
+  return featuresOf(group, thirdPartyMetricNames);
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -171,7 +181,7 @@ export async function runPipeline(
             nodeType: fixedNodeType,
             machineSpec: options.machine?.spec,
             seed: options.seed,
-            featureNames: target.featureGroup === "ThirdParty" ? options.thirdPartyMetricNames : [],
+            featureNames: modelFeatureNames(target.featureGroup, options.thirdPartyMetricNames),
             continueFromCheckpoint: options.continueFromCheckpoint === true,
           },
           signal,

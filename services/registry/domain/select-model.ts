@@ -4,8 +4,9 @@
 // that is not whatever the feature group, and the choice is explained (docs/deviations.md).
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError, NotFoundError } from "../../domain/errors.js";
-import { FEATURE_GROUP_NAMES, validFeatureGroups } from "../../domain/feature-groups.js";
+import { FEATURE_GROUP_NAMES } from "../../domain/feature-groups.js";
 import type { OutputTypeName } from "../../models/index.js";
+import { coveredFeatureGroups, coveredModels } from "./covered-groups.js";
 import {
   isEmptySpec,
   NO_NODE_TYPE_MATCH,
@@ -197,7 +198,7 @@ export function selectModel(store: ModelStore, query: SelectModelQuery): { model
   if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
   const unavailable = new Set(query.unavailableFeatureNames ?? []);
   const available = query.featureNames.filter((f) => !unavailable.has(f));
-  const groups = validFeatureGroups(available);
+  const groups = coveredFeatureGroups(store, { pipelineName, energySource: source, outputType: query.outputType }, available);
   const match = matchNodeType(index, pipelineName, query.nodeType, query.machineSpec);
   const context: GroupContext = {
     index,
@@ -212,7 +213,8 @@ export function selectModel(store: ModelStore, query: SelectModelQuery): { model
   let candidateCount = 0;
   let nodeTypeMissing = false;
   for (const group of groups) {
-    const pick = pickInGroup(store.group(pipelineName, source, query.outputType, group), context);
+    const models = coveredModels(store.group(pipelineName, source, query.outputType, group), available);
+    const pick = pickInGroup(models, context);
     if (pick === "no-node-type") nodeTypeMissing = true;
     if (pick === undefined || pick === "no-node-type") continue;
     candidateCount += pick.candidateCount;
