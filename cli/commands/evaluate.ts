@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { DataTable } from "../../services/domain/data-table.js";
 import { assertEnergySource, type EnergySource } from "../../services/domain/energy-sources.js";
-import { assertExtractableFeatureGroup } from "../../services/domain/feature-groups.js";
+import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { type ComponentError, evaluatePredictor } from "../../services/estimator/domain/evaluate-predictor.js";
 import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
@@ -79,7 +79,7 @@ async function evaluationTable(
   group: { energySource: EnergySource; outputType: OutputTypeName; featureGroup: string },
   options: { extractor: Extractor; isolator: Isolator },
 ): Promise<DataTable> {
-  const featureGroup = assertExtractableFeatureGroup(group.featureGroup, "feature_group");
+  const featureGroup = assertFeatureGroup(group.featureGroup, "feature_group");
   const level = group.outputType === "AbsPower" ? "node" : "container";
   const extracted = extract(response, { energySource: group.energySource, featureGroup, level, extractor: options.extractor });
   if (group.outputType === "AbsPower") return extracted.table;

@@ -67,7 +67,7 @@ describe("kepler-model validate", () => {
     expect(cells(lineOf(stdout, "BPFOnly"))).toEqual(["BPFOnly", "no", "0", "0", "0", "bpf_cpu_time_ms,bpf_page_cache_hit"]);
     expect(cells(lineOf(stdout, "CgroupOnly"))[1]).toBe("yes");
     expect(stdout).toContain(
-      `\nvalid feature groups: ${golden.coremark!.valid_groups.join(", ")} (historical: CgroupOnly, KubeletOnly)\nenergy sources: acpi, rapl-sysfs\n`,
+      `\nvalid feature groups: ${golden.coremark!.valid_groups.join(", ")} (extra: IRQOnly, CgroupOnly, KubeletOnly)\nenergy sources: acpi, rapl-sysfs\n`,
     );
   });
 
@@ -84,7 +84,7 @@ describe("kepler-model validate", () => {
         positiveSampleCount: number;
       }>;
       featureGroups: Array<{ featureGroup: string; valid: boolean; missingFeatures: string[]; note: string }>;
-      validFeatureGroups: { reference: string[]; historical: string[] };
+      validFeatureGroups: { reference: string[]; extra: string[] };
     };
     expect(report.validFeatureGroups.reference).toEqual(golden.idle!.valid_groups);
     const bpf = report.queries.find((q) => q.query === "kepler_container_bpf_cpu_time_ms_total")!;
@@ -92,7 +92,7 @@ describe("kepler-model validate", () => {
     expect(bpf).toMatchObject({ energySource: "", seriesCount: series, sampleCount: samples, positiveSampleCount: positive });
     expect(report.featureGroups.filter((g) => g.valid).map((g) => g.featureGroup)).toEqual([
       ...golden.idle!.valid_groups,
-      ...report.validFeatureGroups.historical,
+      ...report.validFeatureGroups.extra,
     ]);
     const full = report.featureGroups.find((g) => g.featureGroup === "Full")!;
     expect(full.valid).toBe(false);
@@ -114,7 +114,7 @@ describe("kepler-model validate", () => {
     expect(cells(lineOf(stdout, query))).toEqual([query, ...countsOf(pods, query)]);
     expect(cells(lineOf(stdout, "kepler_node_info"))).toEqual(["kepler_node_info", ...countsOf(saved, "kepler_node_info")]);
     expect(stdout).toContain(
-      `\nvalid feature groups: ${golden.coremark!.valid_groups.join(", ")} (historical: CgroupOnly, KubeletOnly)\n`,
+      `\nvalid feature groups: ${golden.coremark!.valid_groups.join(", ")} (extra: IRQOnly, CgroupOnly, KubeletOnly)\n`,
     );
   });
 

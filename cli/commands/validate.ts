@@ -24,7 +24,7 @@ function renderText(report: ResponseValidation): string {
   const groups = formatTextTable(
     ["feature_group", "valid", "series", "samples", "samples_>0", "missing"],
     report.featureGroups.map((g) => [
-      g.historical ? `${g.featureGroup} (historical)` : g.featureGroup,
+      g.extra ? `${g.featureGroup} (extra)` : g.featureGroup,
       g.valid ? "yes" : "no",
       String(g.seriesCount),
       String(g.sampleCount),
@@ -32,11 +32,11 @@ function renderText(report: ResponseValidation): string {
       g.missingFeatures.length > 0 ? g.missingFeatures.join(",") : g.note === "" ? "-" : `- (${g.note})`,
     ]),
   );
-  const { reference, historical } = report.validFeatureGroups;
+  const { reference, extra } = report.validFeatureGroups;
   return [
     queries,
     groups,
-    `valid feature groups: ${reference.join(", ") || "none"}${historical.length > 0 ? ` (historical: ${historical.join(", ")})` : ""}`,
+    `valid feature groups: ${reference.join(", ") || "none"}${extra.length > 0 ? ` (extra: ${extra.join(", ")})` : ""}`,
     `energy sources: ${report.energySources.join(", ") || "none"}`,
     "",
   ].join("\n");

@@ -5,10 +5,10 @@
 // be narrowed to the pods of one benchmark (the reference's `--benchmark` name filter on pod_name).
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import {
+  EXTRA_FEATURE_GROUP_NAMES,
   FEATURE_GROUP_NAMES,
-  HISTORICAL_FEATURE_GROUP_NAMES,
-  extractableFeaturesOf,
-  type ExtractableFeatureGroupName,
+  type FeatureGroupName,
+  featuresOf,
 } from "../../domain/feature-groups.js";
 import type { PrometheusMetric, PrometheusResponse, PrometheusSeries } from "../../domain/prometheus-response.js";
 import { countGreaterThan, vectorStats } from "../../../wasm-core/src/index.js";
@@ -41,10 +41,10 @@ export interface FeatureValidation {
 
 /** A feature group: valid or not, why, and the summed counts of its features' queries. */
 export interface FeatureGroupValidation {
-  readonly featureGroup: ExtractableFeatureGroupName;
+  readonly featureGroup: FeatureGroupName;
   readonly valid: boolean;
   /** A group the reference removed (CgroupOnly, KubeletOnly) that old recordings still support. */
-  readonly historical: boolean;
+  readonly extra: boolean;
   /** Features whose query has at most one sample (the reference's test for a usable query). */
   readonly missingFeatures: readonly string[];
   /** Why a group with every feature present is still invalid; "" otherwise. */
@@ -59,7 +59,7 @@ export interface FeatureGroupValidation {
 export interface ResponseValidation {
   /** Ordered by query name, then energy source. */
   readonly queries: readonly QueryValidation[];
-  /** The reference's groups in its dict order (ThirdParty only with third-party metrics), then the historical ones. */
+  /** The reference's groups in its dict order (ThirdParty only with third-party metrics), then the extra ones (IRQOnly, CgroupOnly, KubeletOnly). */
   readonly featureGroups: readonly FeatureGroupValidation[];
   readonly validFeatureGroups: ValidFeatureGroups;
   /** Canonical sources of the node energy series. */
@@ -147,23 +147,20 @@ export function validateResponse(
     }));
   };
   const valid = validFeatureGroupsOf(response, thirdPartyMetrics, useVmMetrics);
-  const groups: ExtractableFeatureGroupName[] = [
-    ...FEATURE_GROUP_NAMES.filter((group) => group !== "ThirdParty" || thirdPartyMetrics.length > 0),
-    ...HISTORICAL_FEATURE_GROUP_NAMES,
-  ];
+  const groups = FEATURE_GROUP_NAMES.filter((group) => group !== "ThirdParty" || thirdPartyMetrics.length > 0);
   const featureGroups = groups.map((featureGroup): FeatureGroupValidation => {
-    const features = extractableFeaturesOf(featureGroup, thirdPartyMetrics).map((feature) => {
+    const features = featuresOf(featureGroup, thirdPartyMetrics).map((feature) => {
       const { query, seriesCount, sampleCount, positiveSampleCount } = totals(
         featureMetricName(feature, { useVmMetrics, thirdPartyMetrics }),
       );
       return { feature, query, seriesCount, sampleCount, positiveSampleCount };
     });
-    const isValid = (valid.reference as string[]).includes(featureGroup) || (valid.historical as string[]).includes(featureGroup);
+    const isValid = (valid.reference as string[]).includes(featureGroup) || (valid.extra as string[]).includes(featureGroup);
     const missingFeatures = features.filter((f) => f.sampleCount <= 1).map((f) => f.feature);
     return {
       featureGroup,
       valid: isValid,
-      historical: (HISTORICAL_FEATURE_GROUP_NAMES as readonly string[]).includes(featureGroup),
+      extra: (EXTRA_FEATURE_GROUP_NAMES as readonly string[]).includes(featureGroup),
       missingFeatures,
       note: !isValid && missingFeatures.length === 0 && featureGroup === "Full" ? FULL_NOTE : "",
       seriesCount: features.reduce((n, f) => n + f.seriesCount, 0),
