@@ -4,7 +4,9 @@ import { createCallMiddleware } from "./call-middleware.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
+import { listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { addReflection } from "./reflection.js";
+import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
@@ -25,6 +27,8 @@ export interface GrpcServerOptions {
   limits?: MessageLimits;
   /** How long shutdown waits for in-flight calls before cancelling them. */
   shutdownGraceMs?: number;
+  /** Also serve HTTP/1.1 on the same port (connections are routed by their first bytes). */
+  http?: SharedPortHttpOptions;
 }
 
 /** A running server: the bound port and a graceful close. */
@@ -52,7 +56,16 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   const names = options.services.map(({ definition }) => definition.fullName);
   addReflection(server, names);
 
-  const port = await server.listen(`${options.host}:${options.port}`);
+  let shared: SharedPortListener | undefined;
+  let port: number;
+  if (options.http === undefined) {
+    port = await server.listen(`${options.host}:${options.port}`);
+  } else {
+    // grpc-js binds nothing; the front socket owns the port and injects gRPC connections.
+    const { injector } = await listenWithoutBinding(server);
+    shared = await listenSharedPort({ host: options.host, port: options.port, injector, http: options.http, logger });
+    port = shared.port;
+  }
   for (const name of ["", ...names]) health.setStatus("healthy", name);
   const address = `${options.host}:${port}`;
   logger.info({ address, services: names }, "listening");
@@ -70,7 +83,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
           resolve();
         }, graceMs);
       });
-      await Promise.race([server.shutdown(), forced]);
+      await Promise.all([Promise.race([server.shutdown(), forced]), shared?.close(graceMs)]);
       clearTimeout(timer);
       logger.info({ address }, "stopped");
     })();

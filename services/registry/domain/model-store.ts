@@ -20,7 +20,7 @@ const PIPELINE_METADATA_FILE = "metadata.json";
 /** What the store needs. */
 export interface ModelStoreDeps {
   logger: DomainLogger;
-  /** Pipeline serving each energy source when a request names none; otherwise the freshest pipeline. */
+  /** Pipeline serving each energy source when a request names none; otherwise every pipeline of the source is searched. */
   sourcePipelines?: Readonly<Record<string, string>>;
   nowSeconds?: () => number;
 }
@@ -410,7 +410,18 @@ export class ModelStore {
   }
 
   /**
-   * The pipeline serving an energy source when a request names none: the configured one, else the
+   * The pipelines a selection that names no pipeline searches: the one pinned for the source by
+   * --source-pipelines, else every pipeline holding models of the source, by name.
+   */
+  pipelinesToSearch(energySource: string): string[] {
+    const configured = this.deps.sourcePipelines?.[energySource];
+    if (configured !== undefined) return [configured];
+    const names = new Set(this.list().filter((m) => m.location.energySource === energySource).map((m) => m.location.pipelineName));
+    return [...names].sort();
+  }
+
+  /**
+   * The one pipeline MatchMachineSpec uses when a request names none: the configured one, else the
    * pipeline holding the most recently published model of that source (the reference took whichever
    * pipeline os.listdir listed last; docs/deviations.md).
    */
