@@ -25,6 +25,7 @@ export async function listenWithoutBinding(server: Server): Promise<CapturedGrpc
   let captured: grpc.Server | undefined;
   let listening: Promise<number>;
   const standIn: grpc.Server["bindAsync"] = function (this: grpc.Server, _address, _credentials, callback) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- recording the instance is the point.
     captured = this;
     process.nextTick(() => callback(null, 0));
   };

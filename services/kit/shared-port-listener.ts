@@ -2,7 +2,12 @@
 // the registry's gRPC port. A net.Server owns the port and looks at the first bytes of each
 // connection: the HTTP/2 client preface goes to grpc-js (through its connection injector), anything
 // else to a node:http server. A connection that says nothing is closed after the head timeout.
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import type { ConnectionInjector } from "@grpc/grpc-js";
 import type { Logger } from "./logger.js";
@@ -146,7 +151,10 @@ export async function listenSharedPort(options: {
       const deadline = Date.now() + graceMs;
       const until = async (done: Promise<void>): Promise<void> => {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+        await Promise.race([
+          done,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+        ]);
         clearTimeout(timer);
       };
       await until(active.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve)));

@@ -4,10 +4,20 @@ import type { Logger } from "../kit/logger.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
+import { createRegistryHttpHandler } from "./http-api.js";
 import { createRegistryService } from "./server.js";
 
-/** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
-export async function startRegistry(config: RegistryConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+// Optional for callers that build the config by hand (tests): the schema defaults apply.
+type HttpTimeoutKey = "httpHeadersTimeoutMs" | "httpRequestTimeoutMs";
+
+/**
+ * Starts the registry over MODEL_PATH (scanned, interrupted publishes recovered): gRPC, and on the same
+ * port the reference model server's HTTP routes (POST /model, GET /best-models) that Kepler calls.
+ */
+export async function startRegistry(
+  config: Omit<RegistryConfig, HttpTimeoutKey> & Partial<Pick<RegistryConfig, HttpTimeoutKey>>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "registry" });
   const store = await ModelStore.open(config.modelPath, { logger, sourcePipelines: sourcePipelineMap(config.sourcePipelines) });
   logger.info(
@@ -20,6 +30,11 @@ export async function startRegistry(config: RegistryConfig, deps: { logger: Logg
     port: config.port,
     logger: deps.logger,
     services: [{ definition: RegistryServiceDefinition, implementation: createRegistryService(store) }],
+    http: {
+      handler: createRegistryHttpHandler(store, logger),
+      headersTimeoutMs: config.httpHeadersTimeoutMs ?? registryConfigSchema.httpHeadersTimeoutMs.default,
+      requestTimeoutMs: config.httpRequestTimeoutMs ?? registryConfigSchema.httpRequestTimeoutMs.default,
+    },
   });
   let rescanning = false;
   const timer =

@@ -130,7 +130,7 @@ describe("SelectModel", () => {
       maeWatts: 3,
       candidateCount: 5,
       reason:
-        "SGDRegressorTrainer_10 has the lowest MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic; trained for any node type",
+        'SGDRegressorTrainer_10 has the lowest MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic of pipeline "std"; trained for any node type',
     });
   });
 
@@ -145,7 +145,8 @@ describe("SelectModel", () => {
     expect((await select({ trainerName: "SGDRegressorTrainer" })).metadata?.modelName).toBe("SGDRegressorTrainer_10");
     await expect(select({ trainerName: "SGDRegressor" })).rejects.toMatchObject({
       code: Status.FAILED_PRECONDITION,
-      details: '4 AbsPower models for rapl-sysfs cover the given features, but none passes trainer_name "SGDRegressor"',
+      details:
+        '4 AbsPower models for rapl-sysfs in pipeline "std" cover the given features, but none passes trainer_name "SGDRegressor"',
     });
   });
 
@@ -159,7 +160,7 @@ describe("SelectModel", () => {
     ).toBe("LinearRegressionTrainer_0");
     await expect(select({ filter: "mae:2" })).rejects.toMatchObject({
       code: Status.FAILED_PRECONDITION,
-      details: '4 AbsPower models for rapl-sysfs cover the given features, but none passes filter "mae:2"',
+      details: '4 AbsPower models for rapl-sysfs in pipeline "std" cover the given features, but none passes filter "mae:2"',
     });
     await expect(select({ filter: "mae" })).rejects.toMatchObject({
       code: Status.INVALID_ARGUMENT,
@@ -286,9 +287,11 @@ describe("listing and archives", () => {
       "SGDRegressorTrainer_10.json",
       "SGDRegressorTrainer_10.zip",
     ]);
-    expect(await readFile(join(group, "SGDRegressorTrainer_0/weight.json"), "utf8")).toBe(
-      await readFile(join(group, "SGDRegressorTrainer_0.json"), "utf8"),
-    );
+    // The sibling is the reference's component map; the folder's weight.json names its model for Kepler.
+    const sibling = JSON.parse(await readFile(join(group, "SGDRegressorTrainer_0.json"), "utf8"));
+    expect(Object.keys(sibling)).toEqual(["package", "core", "uncore", "dram"]);
+    const folder = await readFile(join(group, "SGDRegressorTrainer_0/weight.json"), "utf8");
+    expect(folder).toBe(JSON.stringify({ model_name: "SGDRegressorTrainer_0", ...sibling }));
   });
 });
 

@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { ENERGY_SOURCE_COMPONENTS, assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
-import { assertPathSegment, type ModelLocation, type OutputTypeName, WEIGHT_FILE, readZip } from "../../models/index.js";
+import {
+  assertPathSegment,
+  type ModelLocation,
+  namedWeightsText,
+  type OutputTypeName,
+  readZip,
+  WEIGHT_FILE,
+} from "../../models/index.js";
 import { NodeTypeIndex, type NodeSpec } from "../../node-types/index.js";
 import { recoverGroup, type PublishStep, temporarySuffix, writeModelFiles } from "./atomic-publish.js";
 import { type ModelEventKind, ModelEventHub } from "./model-events.js";
@@ -272,9 +279,14 @@ export class ModelStore {
       if (error instanceof UnservableModelError) throw new InvalidInputError("archive", error.message);
       throw error;
     }
-    const folderEntries = [...entries];
-    if (model.weightJson !== undefined && !entries.some((e) => e.name === WEIGHT_FILE)) {
-      folderEntries.push({ name: WEIGHT_FILE, data: new TextEncoder().encode(model.weightJson) });
+    // The folder's weight.json names its model (namedWeightsText); the sibling <model>.json keeps the
+    // reference's component-only shape (model.weightJson).
+    const folderEntries = entries.filter((e) => e.name !== WEIGHT_FILE);
+    if (model.weightJson !== undefined) {
+      folderEntries.push({
+        name: WEIGHT_FILE,
+        data: new TextEncoder().encode(namedWeightsText(model.weightJson, location.modelName)),
+      });
     }
     const key = locationKey(location);
     return this.withLock(key, async () => {
@@ -416,7 +428,11 @@ export class ModelStore {
   pipelinesToSearch(energySource: string): string[] {
     const configured = this.deps.sourcePipelines?.[energySource];
     if (configured !== undefined) return [configured];
-    const names = new Set(this.list().filter((m) => m.location.energySource === energySource).map((m) => m.location.pipelineName));
+    const names = new Set(
+      this.list()
+        .filter((m) => m.location.energySource === energySource)
+        .map((m) => m.location.pipelineName),
+    );
     return [...names].sort();
   }
 
