@@ -92,7 +92,9 @@ export function createRegistryHttpHandler(
           response.destroy();
           return;
         }
-        if (error instanceof BodyTooLargeError) return send(response, 413, error.message, { Connection: "close" });
+        // The rest of the body is drained (bounded by the request timeout), so the client reads the
+        // answer instead of a reset, and a keep-alive connection stays usable.
+        if (error instanceof BodyTooLargeError) return send(response, 413, error.message);
         if (error instanceof InvalidInputError) return send(response, 400, error.message);
         log.error({ err: error, path: url.pathname }, "HTTP request failed");
         send(response, 500, "internal error");
