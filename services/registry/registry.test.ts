@@ -398,6 +398,43 @@ describe("ImportPipeline (kepler-model-db layout)", () => {
     ]);
   });
 
+  it("exports a pipeline that never had an index or metadata with both, so the reference server can serve it", async () => {
+    await publishTestArchive(
+      registry,
+      buildTestArchive(model("SGDRegressorTrainer", 0, 9, { pipelineName: "bare", withWeights: true })),
+    );
+    const chunks: Buffer[] = [];
+    for await (const message of registry.client.exportPipeline({ pipelineName: "bare" })) chunks.push(message.archiveChunk);
+    const entries = new Map(readZip(Buffer.concat(chunks)).map((e) => [e.name, new TextDecoder().decode(e.data)]));
+    expect([...entries.keys()].sort()).toEqual([
+      "metadata.json",
+      "node_type_index.json",
+      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
+      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
+      "rapl-sysfs_AbsPower_model_metadata.csv",
+    ]);
+    expect(JSON.parse(entries.get("node_type_index.json") as string)).toEqual({});
+    const metadata = JSON.parse(entries.get("metadata.json") as string);
+    expect([metadata.name, metadata.abs_trainers, metadata.dyn_trainers]).toEqual(["bare", ["SGDRegressorTrainer"], []]);
+    // The sibling keeps the reference's shape: no model_name (Kepler derives it from the URL).
+    expect(Object.keys(JSON.parse(entries.get("rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json") as string))).toEqual([
+      "package",
+      "core",
+      "uncore",
+      "dram",
+    ]);
+  });
+
+  it("names the model in every served .../weight.json, imported curve fits included (Kepler panics without)", async () => {
+    const group = join(dir, "ec2-fixture/rapl-sysfs/AbsPower/BPFOnly");
+    for (const name of ["ExponentialRegressionTrainer_0", "SGDRegressorTrainer_0"]) {
+      const served = JSON.parse(await readFile(join(group, name, "weight.json"), "utf8"));
+      const sibling = JSON.parse(await readFile(join(FIXTURE, "rapl-sysfs/AbsPower/BPFOnly", `${name}.json`), "utf8"));
+      expect(served).toEqual({ model_name: name, ...sibling });
+      expect(Object.keys(served)[0]).toBe("model_name");
+    }
+  });
+
   it("matches machine specs against an imported index (§6.5 examples)", async () => {
     const spec = (s: Record<string, unknown>) => ({
       processor: "",
