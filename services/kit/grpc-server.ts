@@ -63,7 +63,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   } else {
     // grpc-js binds nothing; the front socket owns the port and injects gRPC connections.
     const { injector } = await listenWithoutBinding(server);
-    shared = await listenSharedPort({ host: options.host, port: options.port, injector, http: options.http, logger });
+    try {
+      shared = await listenSharedPort({ host: options.host, port: options.port, injector, http: options.http, logger });
+    } catch (error) {
+      server.forceShutdown();
+      throw error;
+    }
     port = shared.port;
   }
   for (const name of ["", ...names]) health.setStatus("healthy", name);
