@@ -76,7 +76,7 @@ export function createRegistryHttpHandler(
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const log = logger.child({ protocol: "http" });
   return (request, response) => {
-    const started = process.hrtime.bigint();
+    const startedMs = performance.now();
     const url = new URL(request.url ?? "/", "http://registry");
     const method = ROUTES[url.pathname];
     const handle = async (): Promise<void> => {
@@ -100,8 +100,8 @@ export function createRegistryHttpHandler(
         send(response, 500, "internal error");
       })
       .finally(() => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log.info({ method: request.method, path: url.pathname, status: response.statusCode, ms }, "http request");
+        const ms = Math.round(performance.now() - startedMs);
+        log.debug({ method: request.method, path: url.pathname, status: response.statusCode, ms }, "http request completed");
       });
   };
 }
