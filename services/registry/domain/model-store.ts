@@ -298,6 +298,8 @@ export class ModelStore {
         options.onStep,
       );
       const written = await statOrUndefined(zipPath);
+      // The publish time is the zip's mtime, as a rescan or restart reads it (not the earlier clock).
+      if (written !== undefined) model.publishedTimeSeconds = written.mtimeMs / 1000;
       const sibling = await statOrUndefined(join(groupPath, `${location.modelName}.json`));
       this.entries.set(key, { model, signature: `${written?.mtimeMs}:${written?.size}:${sibling?.mtimeMs ?? "-"}` });
       if (!this.pipelineStates.has(location.pipelineName)) {
