@@ -159,6 +159,14 @@ describe("the reference's HTTP API on the registry port, ec2 fixture imported", 
     });
   });
 
+  it("answers Kepler 0.5.4-0.7.11's request (node_type 1, no machine_spec) with a plain component map", async () => {
+    const { machine_spec: _spec, ...older } = JSON.parse(KEPLER_0712_BODY) as Record<string, unknown>;
+    const response = await postModel(server, { ...older, node_type: 1 });
+    expect(response.status).toBe(200);
+    // Those versions decode map[string]ModelWeights: any top-level model_name would break them.
+    expect(await response.json()).toEqual(await fixtureJson("rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json"));
+  });
+
   it("serves acpi (platform) weights", async () => {
     const body = { ...JSON.parse(KEPLER_0712_BODY), source: "acpi" };
     const response = await postModel(server, body);
@@ -394,5 +402,22 @@ describe("selection across pipelines when the request names none", () => {
     );
     const answer = (await (await postModel(server, { ...keplerRequest, trainer_name: "" })).json()) as Record<string, unknown>;
     expect([answer.model_name, answer.mae]).toEqual(["LinearRegressionTrainer_0", 1]);
+  });
+  it("prefers a model trained for the requested node type over a lower MAE in another pipeline", async () => {
+    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "zzz", nodeType: 5, maeWatts: 0.5 })));
+    const pick = async (nodeType: number) => {
+      const answer = await server.registry.client.selectModel({
+        featureNames: BPF,
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        energySource: "rapl-sysfs",
+        trainerName: "SGDRegressorTrainer",
+        nodeType,
+        metadataOnly: true,
+      });
+      return [answer.metadata?.location?.pipelineName, answer.metadata?.modelName, answer.selection?.modelMatchesNodeType];
+    };
+    expect(await pick(0)).toEqual(["aaa", "SGDRegressorTrainer_0", true]);
+    expect(await pick(5)).toEqual(["zzz", "SGDRegressorTrainer_5", true]);
+    expect(await pick(-1)).toEqual(["zzz", "SGDRegressorTrainer_5", true]);
   });
 });
