@@ -73,7 +73,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   }
   for (const name of ["", ...names]) health.setStatus("healthy", name);
   const address = `${options.host}:${port}`;
-  logger.info({ address, services: names }, "listening");
+  logger.info({ address, services: names, http: options.http !== undefined }, "listening");
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
