@@ -1,13 +1,15 @@
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
-import { authPolicy, createAuthMiddleware } from "./auth-middleware.js";
+import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
+import { listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { addReflection } from "./reflection.js";
 import { INSECURE, type SecurityConfig } from "./security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "./tls-credentials.js";
+import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
@@ -34,6 +36,8 @@ export interface GrpcServerOptions {
   shutdownGraceMs?: number;
   /** Health status at start (default true: SERVING); change it later with the handle's setServing. */
   serving?: boolean;
+  /** Also serve HTTP/1.1 on the same port (connections are routed by their first bytes). */
+  http?: SharedPortHttpOptions;
 }
 
 /** A running server: the bound port and a graceful close. */
@@ -80,7 +84,29 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const names = options.services.map(({ definition }) => definition.fullName);
   addReflection(guarded, names);
 
-  const port = await server.listen(`${options.host}:${options.port}`, serverCredentials(tlsFiles));
+  let shared: SharedPortListener | undefined;
+  let port: number;
+  if (options.http === undefined) {
+    port = await server.listen(`${options.host}:${options.port}`, serverCredentials(tlsFiles));
+  } else {
+    // grpc-js binds nothing; the front socket owns the port (and terminates TLS) and injects gRPC connections.
+    const { injector } = await listenWithoutBinding(server);
+    try {
+      shared = await listenSharedPort({
+        host: options.host,
+        port: options.port,
+        injector,
+        http: auth === undefined ? options.http : { ...options.http, handler: guardHttp(auth, options.http.handler, logger) },
+        tls: tlsFiles,
+        logger,
+      });
+    } catch (error) {
+      server.forceShutdown();
+      throw error;
+    }
+    port = shared.port;
+  }
+
   let closing: Promise<void> | undefined;
   const setServing = (serving: boolean) => {
     if (closing !== undefined) return;
@@ -92,6 +118,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     {
       address,
       services: names,
+      http: options.http !== undefined,
       tls: tlsFiles === undefined ? "off" : tlsFiles.requireClientCertificate ? "mtls" : "tls",
       auth: auth === undefined ? "off" : auth.authReads ? "reads and writes" : "writes",
       tokens: auth?.tokens().tokens.map((token) => `${token.name}:${token.role}`),
@@ -111,7 +138,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
           resolve();
         }, graceMs);
       });
-      await Promise.race([server.shutdown(), forced]);
+      await Promise.all([Promise.race([server.shutdown(), forced]), shared?.close(graceMs)]);
       clearTimeout(timer);
       tlsFiles?.close();
       logger.info({ address }, "stopped");
@@ -119,4 +146,34 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     return closing;
   };
   return { name: options.serviceName, address, port, close, setServing };
+}
+
+// The HTTP routes sharing a port only read (the registry's POST /model selects a model), so they need a
+// token only with --auth-reads, as the gRPC reads do.
+function guardHttp(
+  policy: AuthPolicy,
+  handler: SharedPortHttpOptions["handler"],
+  logger: Logger,
+): SharedPortHttpOptions["handler"] {
+  return (request, response) => {
+    try {
+      authorize(
+        policy,
+        "read",
+        `${request.method ?? "GET"} ${(request.url ?? "/").split("?")[0]}`,
+        request.headers.authorization,
+      );
+    } catch (error) {
+      if (!(error instanceof AccessDenied)) throw error;
+      logger.warn({ reason: error.reason, caller: error.caller, url: request.url }, "HTTP request refused");
+      const status = error.kind === "unauthenticated" ? 401 : 403;
+      response.writeHead(status, {
+        "Content-Type": "text/plain; charset=utf-8",
+        ...(status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
+      });
+      response.end(error.message);
+      return;
+    }
+    handler(request, response);
+  };
 }

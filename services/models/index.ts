@@ -52,8 +52,10 @@ export { type ModelFolder, readModelFolder } from "./read-model-folder.js";
 export {
   type AllWeights,
   type ComponentWeights,
+  componentWeightsText,
   createCurveFitWeights,
   createLinearWeights,
+  namedWeightsText,
   type NumericalVariable,
   parseWeightJson,
   type WeightJson,

@@ -67,6 +67,10 @@ describe("publishModelArchive", () => {
     });
     expect(folder.components.platform).toEqual({ kind: "linear", format_version: 1, coefficients: [60.5, 0], intercept: 64.1 });
     expect(folder.weights?.platform?.All_Weights.Bias_Weight).toBe(64.1);
+    // Kepler fetching .../LinearRegressionTrainer_0/weight.json reads the trainer from model_name.
+    const weightFile = JSON.parse(await readFile(join(published.folderPath, "weight.json"), "utf8"));
+    expect(Object.keys(weightFile)).toEqual(["model_name", "platform"]);
+    expect(weightFile.model_name).toBe("LinearRegressionTrainer_0");
     expect(folder.metadata.mae).toBe(1.23);
   });
 

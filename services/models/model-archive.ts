@@ -4,7 +4,7 @@
 import type { ComponentModelFile, MaxAbsScalerFile, PolynomialFeaturesFile } from "./component-model-file.js";
 import { componentModelFileName, SCALER_FILE } from "./component-model-file.js";
 import type { ModelLocation } from "./model-location.js";
-import type { WeightJson } from "./weight-json.js";
+import { namedWeightsText, type WeightJson } from "./weight-json.js";
 import type { ZipEntry } from "./zip-writer.js";
 
 /** The component dict `<model_name>.json`: component -> its model file, features and fe files. */
@@ -34,7 +34,10 @@ export interface ModelArchive {
   files: ZipEntry[];
 }
 
-/** Name of the weight file inside the model folder (and, unlike the reference, inside the zip). */
+/**
+ * Name of the weight file inside the model folder (and, unlike the reference, inside the zip). It
+ * carries `model_name` (namedWeightsText); the kepler-model-db sibling `<model>.json` does not.
+ */
 export const WEIGHT_FILE = "weight.json";
 export const METADATA_FILE = "metadata.json";
 
@@ -73,6 +76,7 @@ export function createModelArchive(location: ModelLocation, content: ModelArchiv
     ...content.featureEngineering.map((fe) => ({ name: fe.name, data: json(fe.content) })),
     ...content.components.map(([component, model]) => ({ name: componentModelFileName(component), data: json(model) })),
   ];
-  if (content.weights !== undefined) files.push({ name: WEIGHT_FILE, data: json(content.weights) });
+  if (content.weights !== undefined)
+    files.push({ name: WEIGHT_FILE, data: encoder.encode(namedWeightsText(content.weights, location.modelName)) });
   return { location, files };
 }

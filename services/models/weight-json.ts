@@ -127,3 +127,27 @@ export function parseWeightJson(text: string, field = "weight.json"): WeightJson
   }
   return result;
 }
+
+/** Top-level keys beside the components in Kepler >= 0.7.12's struct form. */
+const DESCRIPTIVE_KEYS = new Set(["model_name", "machine_spec", "mae"]);
+
+/**
+ * weight.json text as the reference's `<model>.json` holds it: the component map only. Text without
+ * descriptive keys is returned unchanged (byte for byte).
+ */
+export function componentWeightsText(text: string): string {
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  if (!Object.keys(parsed).some((key) => DESCRIPTIVE_KEYS.has(key))) return text;
+  return JSON.stringify(Object.fromEntries(Object.entries(parsed).filter(([key]) => !DESCRIPTIVE_KEYS.has(key))));
+}
+
+/**
+ * The text of a file served as `.../<model>/weight.json`: `model_name` first, then the components.
+ * Kepler 0.7.12-0.9 derive the trainer from a weight URL's basename unless the file names its model;
+ * "weight" names no predictor and Kepler panics for curve-fit models (issue 12). The sibling
+ * `<model>.json` needs no name: its basename is the model name.
+ */
+export function namedWeightsText(weights: WeightJson | string, modelName: string): string {
+  const components = typeof weights === "string" ? (JSON.parse(componentWeightsText(weights)) as WeightJson) : weights;
+  return JSON.stringify({ model_name: modelName, ...components });
+}

@@ -18,7 +18,7 @@ const sourcePipelinesKey: ConfigKey<string[]> = {
   env: "KEPLER_MODEL_SOURCE_PIPELINES",
   flag: "source-pipelines",
   description:
-    "Pipeline serving each energy source when a request names none, as source=pipeline pairs (e.g. rapl-sysfs=ec2-0.7.11,acpi=specpower-0.7.11); default: the pipeline with the newest model of the source.",
+    "Pin the pipeline that serves an energy source when a request names none, as source=pipeline pairs (e.g. rapl-sysfs=ec2-0.7.11,acpi=specpower-0.7.11); default: every pipeline holding models of the source is searched and the best model wins (matched node type, then lowest MAE, ties by pipeline name).",
   check: (value) => {
     const bad = value.find((pair) => !/^[^=]+=[^=]+$/.test(pair));
     return bad === undefined ? undefined : `expected source=pipeline pairs, got "${bad}"`;
@@ -65,6 +65,26 @@ export const registryLimitKeys = {
   } satisfies ConfigKey<number>,
 };
 
+const httpHeadersTimeoutKey: ConfigKey<number> = {
+  type: "integer",
+  default: 10_000,
+  env: "KEPLER_MODEL_REGISTRY_HTTP_HEADERS_TIMEOUT_MS",
+  flag: "registry-http-headers-timeout-ms",
+  description:
+    "On the registry port, a connection that sends neither a gRPC preface nor a complete HTTP request head within this many ms is closed.",
+  check: (value) => (value > 0 ? undefined : `expected a positive number of milliseconds, got ${value}`),
+};
+
+const httpRequestTimeoutKey: ConfigKey<number> = {
+  type: "integer",
+  default: 30_000,
+  env: "KEPLER_MODEL_REGISTRY_HTTP_REQUEST_TIMEOUT_MS",
+  flag: "registry-http-request-timeout-ms",
+  description:
+    "A whole HTTP request (POST /model, GET /best-models) must arrive within this many ms, else the connection is closed.",
+  check: (value) => (value > 0 ? undefined : `expected a positive number of milliseconds, got ${value}`),
+};
+
 /** Settings of the registry service: every key has a type, default, env var, flag and description. */
 export const registryConfigSchema = {
   host: hostKey,
@@ -74,6 +94,8 @@ export const registryConfigSchema = {
   sourcePipelines: sourcePipelinesKey,
   ...registryLimitKeys,
   ...securityConfigSchema,
+  httpHeadersTimeoutMs: httpHeadersTimeoutKey,
+  httpRequestTimeoutMs: httpRequestTimeoutKey,
 } satisfies ConfigSchema;
 
 export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;

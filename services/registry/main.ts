@@ -5,20 +5,30 @@ import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
+import { createRegistryHttpHandler } from "./http-api.js";
 import { createRegistryService } from "./server.js";
 
-type LimitKey = keyof typeof registryLimitKeys;
+// Keys callers that build the config by hand (tests) may leave out: their schema defaults apply.
+const DEFAULTED_KEYS = {
+  ...registryLimitKeys,
+  httpHeadersTimeoutMs: registryConfigSchema.httpHeadersTimeoutMs,
+  httpRequestTimeoutMs: registryConfigSchema.httpRequestTimeoutMs,
+};
+type DefaultedKey = keyof typeof DEFAULTED_KEYS;
 
-/** The registry's settings; upload bounds left out take their defaults. */
-export type RegistryStartConfig = Omit<RegistryConfig, LimitKey> & Partial<Pick<RegistryConfig, LimitKey>>;
+/** The registry's settings; keys left out take their defaults. */
+export type RegistryStartConfig = Omit<RegistryConfig, DefaultedKey> & Partial<Pick<RegistryConfig, DefaultedKey>>;
 
-/** Starts the registry gRPC server over MODEL_PATH (scanned, interrupted publishes recovered). */
+/**
+ * Starts the registry over MODEL_PATH (scanned, interrupted publishes recovered): gRPC, and on the same
+ * port the reference model server's HTTP routes (POST /model, GET /best-models) that Kepler calls.
+ */
 export async function startRegistry(
   startConfig: WithSecurity<RegistryStartConfig>,
   deps: { logger: Logger },
 ): Promise<ServerHandle> {
-  const limitDefaults = Object.fromEntries(Object.entries(registryLimitKeys).map(([name, key]) => [name, key.default]));
-  const config = { ...limitDefaults, ...startConfig } as RegistryConfig;
+  const defaults = Object.fromEntries(Object.entries(DEFAULTED_KEYS).map(([name, key]) => [name, key.default]));
+  const config = { ...defaults, ...startConfig } as WithSecurity<RegistryConfig>;
   const logger = deps.logger.child({ service: "registry" });
   const store = await ModelStore.open(config.modelPath, {
     logger,
@@ -45,6 +55,11 @@ export async function startRegistry(
         implementation: createRegistryService(store, { maxUploadBytes: config.maxUploadBytes }),
       },
     ],
+    http: {
+      handler: createRegistryHttpHandler(store, logger),
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+    },
   });
   let rescanning = false;
   const timer =

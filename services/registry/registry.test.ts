@@ -131,7 +131,7 @@ describe("SelectModel", () => {
       maeWatts: 3,
       candidateCount: 5,
       reason:
-        "SGDRegressorTrainer_10 has the lowest MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic; trained for any node type",
+        'SGDRegressorTrainer_10 has the lowest MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic of pipeline "std"; trained for any node type',
     });
   });
 
@@ -146,7 +146,8 @@ describe("SelectModel", () => {
     expect((await select({ trainerName: "SGDRegressorTrainer" })).metadata?.modelName).toBe("SGDRegressorTrainer_10");
     await expect(select({ trainerName: "SGDRegressor" })).rejects.toMatchObject({
       code: Status.FAILED_PRECONDITION,
-      details: '4 AbsPower models for rapl-sysfs cover the given features, but none passes trainer_name "SGDRegressor"',
+      details:
+        '4 AbsPower models for rapl-sysfs in pipeline "std" cover the given features, but none passes trainer_name "SGDRegressor"',
     });
   });
 
@@ -160,7 +161,7 @@ describe("SelectModel", () => {
     ).toBe("LinearRegressionTrainer_0");
     await expect(select({ filter: "mae:2" })).rejects.toMatchObject({
       code: Status.FAILED_PRECONDITION,
-      details: '4 AbsPower models for rapl-sysfs cover the given features, but none passes filter "mae:2"',
+      details: '4 AbsPower models for rapl-sysfs in pipeline "std" cover the given features, but none passes filter "mae:2"',
     });
     await expect(select({ filter: "mae" })).rejects.toMatchObject({
       code: Status.INVALID_ARGUMENT,
@@ -287,9 +288,11 @@ describe("listing and archives", () => {
       "SGDRegressorTrainer_10.json",
       "SGDRegressorTrainer_10.zip",
     ]);
-    expect(await readFile(join(group, "SGDRegressorTrainer_0/weight.json"), "utf8")).toBe(
-      await readFile(join(group, "SGDRegressorTrainer_0.json"), "utf8"),
-    );
+    // The sibling is the reference's component map; the folder's weight.json names its model for Kepler.
+    const sibling = JSON.parse(await readFile(join(group, "SGDRegressorTrainer_0.json"), "utf8"));
+    expect(Object.keys(sibling)).toEqual(["package", "core", "uncore", "dram"]);
+    const folder = await readFile(join(group, "SGDRegressorTrainer_0/weight.json"), "utf8");
+    expect(folder).toBe(JSON.stringify({ model_name: "SGDRegressorTrainer_0", ...sibling }));
   });
 });
 
@@ -384,6 +387,43 @@ describe("ImportPipeline (kepler-model-db layout)", () => {
       "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
       "rapl-sysfs_AbsPower_model_metadata.csv",
     ]);
+  });
+
+  it("exports a pipeline that never had an index or metadata with both, so the reference server can serve it", async () => {
+    await publishTestArchive(
+      registry,
+      buildTestArchive(model("SGDRegressorTrainer", 0, 9, { pipelineName: "bare", withWeights: true })),
+    );
+    const chunks: Buffer[] = [];
+    for await (const message of registry.client.exportPipeline({ pipelineName: "bare" })) chunks.push(message.archiveChunk);
+    const entries = new Map(readZip(Buffer.concat(chunks)).map((e) => [e.name, new TextDecoder().decode(e.data)]));
+    expect([...entries.keys()].sort()).toEqual([
+      "metadata.json",
+      "node_type_index.json",
+      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
+      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
+      "rapl-sysfs_AbsPower_model_metadata.csv",
+    ]);
+    expect(JSON.parse(entries.get("node_type_index.json") as string)).toEqual({});
+    const metadata = JSON.parse(entries.get("metadata.json") as string);
+    expect([metadata.name, metadata.abs_trainers, metadata.dyn_trainers]).toEqual(["bare", ["SGDRegressorTrainer"], []]);
+    // The sibling keeps the reference's shape: no model_name (Kepler derives it from the URL).
+    expect(Object.keys(JSON.parse(entries.get("rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json") as string))).toEqual([
+      "package",
+      "core",
+      "uncore",
+      "dram",
+    ]);
+  });
+
+  it("names the model in every served .../weight.json, imported curve fits included (Kepler panics without)", async () => {
+    const group = join(dir, "ec2-fixture/rapl-sysfs/AbsPower/BPFOnly");
+    for (const name of ["ExponentialRegressionTrainer_0", "SGDRegressorTrainer_0"]) {
+      const served = JSON.parse(await readFile(join(group, name, "weight.json"), "utf8"));
+      const sibling = JSON.parse(await readFile(join(FIXTURE, "rapl-sysfs/AbsPower/BPFOnly", `${name}.json`), "utf8"));
+      expect(served).toEqual({ model_name: name, ...sibling });
+      expect(Object.keys(served)[0]).toBe("model_name");
+    }
   });
 
   it("matches machine specs against an imported index (§6.5 examples)", async () => {

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import { assertPathSegment, createZip, type ModelLocation, readZip, type ZipLimits } from "../../models/index.js";
-import { locationKey } from "./stored-model.js";
+import { locationKey, type StoredModel } from "./stored-model.js";
 import { type ModelStore, OUTPUT_TYPE_NAMES, type PipelineSummary } from "./model-store.js";
 
 /** An import would overwrite a pipeline and `replace` was not set. */
@@ -149,8 +149,22 @@ export async function importPipeline(
   }
 }
 
+// The reference's pipeline metadata keys we can state for a pipeline that never had a metadata.json.
+function synthesizedPipelineMetadata(name: string, models: readonly StoredModel[]): Record<string, unknown> {
+  const trainersOf = (outputType: string) => [
+    ...new Set(models.filter((m) => m.location.outputType === outputType).map((m) => m.trainerName)),
+  ];
+  return {
+    name,
+    abs_trainers: trainersOf("AbsPower"),
+    dyn_trainers: trainersOf("DynPower"),
+    export_time: new Date().toISOString().slice(0, 19).replace("T", " "),
+  };
+}
+
 /**
- * A pipeline as one zip in the kepler-model-db layout: the top-level files plus every model's
+ * A pipeline as one zip in the kepler-model-db layout: the top-level files (always with
+ * node_type_index.json and metadata.json) plus every model's
  * `<model>.zip` and weight sibling `<model>.json` (unpacked folders and checkpoints are left out).
  */
 export async function exportPipeline(store: ModelStore, pipelineName: string): Promise<Buffer> {
@@ -161,7 +175,21 @@ export async function exportPipeline(store: ModelStore, pipelineName: string): P
   for (const entry of (await entriesOf(root)).filter((e) => !e.directory)) {
     files.push({ name: entry.name, data: await readFile(join(root, entry.name)) });
   }
-  for (const model of store.list().filter((m) => m.location.pipelineName === pipelineName)) {
+  const models = store.list().filter((m) => m.location.pipelineName === pipelineName);
+  // The reference server treats only folders with metadata.json as pipelines and reads
+  // node_type_index.json for every request with a machine spec (500 without it): always ship both.
+  const encoder = new TextEncoder();
+  if (!files.some((f) => f.name === "node_type_index.json")) {
+    const index = store.pipeline(pipelineName)?.index.toJson() ?? {};
+    files.push({ name: "node_type_index.json", data: encoder.encode(JSON.stringify(index)) });
+  }
+  if (!files.some((f) => f.name === "metadata.json")) {
+    files.push({
+      name: "metadata.json",
+      data: encoder.encode(JSON.stringify(synthesizedPipelineMetadata(pipelineName, models))),
+    });
+  }
+  for (const model of models) {
     const { energySource, outputType, featureGroup, modelName } = model.location;
     const prefix = `${energySource}/${outputType}/${featureGroup}/${modelName}`;
     files.push({ name: `${prefix}.zip`, data: await store.readArchive(model) });

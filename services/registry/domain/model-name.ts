@@ -1,8 +1,14 @@
 // Model names `<TrainerName>_<node_type>` and the trainers whose models Kepler can run from weights.
 
-/** The reference's weight_support_trainers (spec §5.1): models Kepler's Go regressor runs from weight.json. */
+/**
+ * Models Kepler's Go regressor runs from weight.json: the reference's weight_support_trainers (spec
+ * §5.1) plus LinearRegressionTrainer, which has a weight.json and whose weights Kepler runs with its
+ * linear predictor (the reference left it out; docs/deviations.md). Same set as the trainers that
+ * ListTrainers calls weight-capable.
+ */
 export const WEIGHT_SUPPORT_TRAINERS: readonly string[] = [
   "SGDRegressorTrainer",
+  "LinearRegressionTrainer",
   "LogarithmicRegressionTrainer",
   "LogisticRegressionTrainer",
   "ExponentialRegressionTrainer",

@@ -10,6 +10,7 @@ import {
   assertPathSegment,
   DEFAULT_ZIP_LIMITS,
   type ModelLocation,
+  namedWeightsText,
   type OutputTypeName,
   WEIGHT_FILE,
   readZip,
@@ -28,7 +29,7 @@ const PIPELINE_METADATA_FILE = "metadata.json";
 /** What the store needs. */
 export interface ModelStoreDeps {
   logger: DomainLogger;
-  /** Pipeline serving each energy source when a request names none; otherwise the freshest pipeline. */
+  /** Pipeline serving each energy source when a request names none; otherwise every pipeline of the source is searched. */
   sourcePipelines?: Readonly<Record<string, string>>;
   nowSeconds?: () => number;
   /** Bounds on archives read from clients and from disk (default DEFAULT_ZIP_LIMITS). */
@@ -295,9 +296,14 @@ export class ModelStore {
       if (error instanceof UnservableModelError) throw new InvalidInputError("archive", error.message);
       throw error;
     }
-    const folderEntries = [...entries];
-    if (model.weightJson !== undefined && !entries.some((e) => e.name === WEIGHT_FILE)) {
-      folderEntries.push({ name: WEIGHT_FILE, data: new TextEncoder().encode(model.weightJson) });
+    // The folder's weight.json names its model (namedWeightsText); the sibling <model>.json keeps the
+    // reference's component-only shape (model.weightJson).
+    const folderEntries = entries.filter((e) => e.name !== WEIGHT_FILE);
+    if (model.weightJson !== undefined) {
+      folderEntries.push({
+        name: WEIGHT_FILE,
+        data: new TextEncoder().encode(namedWeightsText(model.weightJson, location.modelName)),
+      });
     }
     const key = locationKey(location);
     return this.withLock(key, async () => {
@@ -309,6 +315,8 @@ export class ModelStore {
         options.onStep,
       );
       const written = await statOrUndefined(zipPath);
+      // The publish time is the zip's mtime, as a rescan or restart reads it (not the earlier clock).
+      if (written !== undefined) model.publishedTimeSeconds = written.mtimeMs / 1000;
       const sibling = await statOrUndefined(join(groupPath, `${location.modelName}.json`));
       this.entries.set(key, { model, signature: `${written?.mtimeMs}:${written?.size}:${sibling?.mtimeMs ?? "-"}` });
       if (!this.pipelineStates.has(location.pipelineName)) {
@@ -433,7 +441,22 @@ export class ModelStore {
   }
 
   /**
-   * The pipeline serving an energy source when a request names none: the configured one, else the
+   * The pipelines a selection that names no pipeline searches: the one pinned for the source by
+   * --source-pipelines, else every pipeline holding models of the source, by name.
+   */
+  pipelinesToSearch(energySource: string): string[] {
+    const configured = this.deps.sourcePipelines?.[energySource];
+    if (configured !== undefined) return [configured];
+    const names = new Set(
+      this.list()
+        .filter((m) => m.location.energySource === energySource)
+        .map((m) => m.location.pipelineName),
+    );
+    return [...names].sort();
+  }
+
+  /**
+   * The one pipeline MatchMachineSpec uses when a request names none: the configured one, else the
    * pipeline holding the most recently published model of that source (the reference took whichever
    * pipeline os.listdir listed last; docs/deviations.md).
    */

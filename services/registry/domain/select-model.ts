@@ -105,9 +105,27 @@ function pickInGroup(models: readonly StoredModel[], context: GroupContext): Gro
   return { model: best, matched: isMatchedType(best, context), candidateCount: valid.length };
 }
 
-/** The pipeline a request addresses: its own, else the one serving the source. */
-export function resolvePipeline(store: ModelStore, pipelineName: string | undefined, energySource: string): string | undefined {
-  return pipelineName !== undefined && pipelineName !== "" ? pipelineName : store.pipelineForSource(energySource);
+/**
+ * The pipelines a request searches: the one it names, else the one pinned for the source, else every
+ * pipeline holding models of the source (so training another pipeline never hides a better model).
+ */
+export function pipelinesToSearch(store: ModelStore, pipelineName: string | undefined, energySource: string): string[] {
+  return pipelineName !== undefined && pipelineName !== "" ? [pipelineName] : store.pipelinesToSearch(energySource);
+}
+
+/** `pipeline "a"` or `pipelines "a", "b"`, for messages. */
+export function describePipelines(names: readonly string[]): string {
+  return `pipeline${names.length === 1 ? "" : "s"} ${names.map((n) => `"${n}"`).join(", ")}`;
+}
+
+// Across pipelines and groups: a model of the matched node type first, then the lowest MAE; on a tie
+// the earlier candidate (pipelines are visited by name) stays.
+function isBetter(pick: GroupPick, best: GroupPick | undefined): boolean {
+  return (
+    best === undefined ||
+    (pick.matched && !best.matched) ||
+    (pick.matched === best.matched && (pick.model.maeWatts as number) < (best.model.maeWatts as number))
+  );
 }
 
 /** Matches the request's node type or machine spec against the pipeline's index. */
@@ -150,7 +168,7 @@ function noModelError(
   store: ModelStore,
   query: SelectModelQuery,
   source: string,
-  pipelineName: string,
+  pipelineNames: readonly string[],
   available: readonly string[],
   nodeTypeMissing: boolean,
   nodeType: number,
@@ -159,11 +177,12 @@ function noModelError(
     .list()
     .filter(
       (m) =>
-        m.location.pipelineName === pipelineName &&
+        pipelineNames.includes(m.location.pipelineName) &&
         m.location.energySource === source &&
         m.location.outputType === query.outputType,
     );
-  const what = `${query.outputType} model for ${source} in pipeline "${pipelineName}"`;
+  const where = describePipelines(pipelineNames);
+  const what = `${query.outputType} model for ${source} in ${where}`;
   if (all.length === 0) return new FailedPreconditionError(`no ${what}: publish or import one first`);
   const have = new Set(available);
   const missingOf = (m: StoredModel) => m.features.filter((f) => !have.has(f));
@@ -182,7 +201,7 @@ function noModelError(
   if ((query.filter ?? "") !== "") conditions.push(`filter "${query.filter}"`);
   if (query.weight === true) conditions.push("weight (weight-capable trainers with a weight.json only)");
   return new FailedPreconditionError(
-    `${covering.length} ${query.outputType} models for ${source} cover the given features, but none passes ${conditions.length > 0 ? conditions.join(" and ") : "the selection (no model has a mae)"}`,
+    `${covering.length} ${query.outputType} models for ${source} in ${where} cover the given features, but none passes ${conditions.length > 0 ? conditions.join(" and ") : "the selection (no model has a mae)"}`,
   );
 }
 
@@ -191,40 +210,53 @@ export function selectModel(store: ModelStore, query: SelectModelQuery): { model
   if (query.featureNames.length === 0) throw new InvalidInputError("feature_names", "list the features the caller can provide");
   const source = normalizeRequestedSource(query.energySource);
   const filter = parseModelFilter(query.filter ?? "");
-  const pipelineName = resolvePipeline(store, query.pipelineName, source);
-  if (pipelineName === undefined)
+  const pipelineNames = pipelinesToSearch(store, query.pipelineName, source);
+  if (pipelineNames.length === 0)
     throw new FailedPreconditionError(`no pipeline holds models for ${source}: publish or import one first`);
-  const index = store.pipeline(pipelineName)?.index;
-  if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
   const unavailable = new Set(query.unavailableFeatureNames ?? []);
   const available = query.featureNames.filter((f) => !unavailable.has(f));
-  const groups = coveredFeatureGroups(store, { pipelineName, energySource: source, outputType: query.outputType }, available);
-  const match = matchNodeType(index, pipelineName, query.nodeType, query.machineSpec);
-  const context: GroupContext = {
-    index,
-    nodeType: match.nodeType,
-    spec: query.machineSpec,
-    trainerName: query.trainerName ?? "",
-    weight: query.weight === true,
-    looseNodeType: query.looseNodeType ?? true,
-    filter,
-  };
+  const groups = [
+    ...new Set(
+      pipelineNames.flatMap((pipelineName) =>
+        coveredFeatureGroups(store, { pipelineName, energySource: source, outputType: query.outputType }, available),
+      ),
+    ),
+  ];
   let best: GroupPick | undefined;
+  let match: NodeTypeMatchInfo | undefined;
   let candidateCount = 0;
   let nodeTypeMissing = false;
-  for (const group of groups) {
-    const models = coveredModels(store.group(pipelineName, source, query.outputType, group), available);
-    const pick = pickInGroup(models, context);
-    if (pick === "no-node-type") nodeTypeMissing = true;
-    if (pick === undefined || pick === "no-node-type") continue;
-    candidateCount += pick.candidateCount;
-    const better =
-      best === undefined ||
-      (pick.matched && !best.matched) ||
-      (pick.matched === best.matched && (pick.model.maeWatts as number) < (best.model.maeWatts as number));
-    if (better) best = pick;
+  let requestedNodeType = query.nodeType ?? -1;
+  // Node types are numbered per pipeline, so each pipeline matches the request against its own index.
+  for (const pipelineName of pipelineNames) {
+    const index = store.pipeline(pipelineName)?.index;
+    if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
+    const pipelineMatch = matchNodeType(index, pipelineName, query.nodeType, query.machineSpec);
+    const context: GroupContext = {
+      index,
+      nodeType: pipelineMatch.nodeType,
+      spec: query.machineSpec,
+      trainerName: query.trainerName ?? "",
+      weight: query.weight === true,
+      looseNodeType: query.looseNodeType ?? true,
+      filter,
+    };
+    for (const group of groups) {
+      const pick = pickInGroup(coveredModels(store.group(pipelineName, source, query.outputType, group), available), context);
+      if (pick === "no-node-type") {
+        nodeTypeMissing = true;
+        requestedNodeType = pipelineMatch.nodeType;
+      }
+      if (pick === undefined || pick === "no-node-type") continue;
+      candidateCount += pick.candidateCount;
+      if (isBetter(pick, best)) {
+        best = pick;
+        match = pipelineMatch;
+      }
+    }
   }
-  if (best === undefined) throw noModelError(store, query, source, pipelineName, available, nodeTypeMissing, match.nodeType);
+  if (best === undefined || match === undefined)
+    throw noModelError(store, query, source, pipelineNames, available, nodeTypeMissing, requestedNodeType);
   const mae = best.model.maeWatts as number;
   const nodeTypePart = best.matched
     ? `trained for ${describeMatch(match)}`
@@ -236,7 +268,7 @@ export function selectModel(store: ModelStore, query: SelectModelQuery): { model
     modelMatchesNodeType: best.matched,
     maeWatts: mae,
     candidateCount,
-    reason: `${best.model.location.modelName} has the lowest MAE (${mae} W) of ${candidateCount} candidate model${candidateCount === 1 ? "" : "s"} in ${groups.join(", ")}; ${nodeTypePart}`,
+    reason: `${best.model.location.modelName} has the lowest MAE (${mae} W) of ${candidateCount} candidate model${candidateCount === 1 ? "" : "s"} in ${groups.join(", ")} of ${describePipelines(pipelineNames)}; ${nodeTypePart}`,
   };
   return { model: best.model, selection };
 }
@@ -248,7 +280,10 @@ export interface BestModelEntry {
   model: StoredModel;
 }
 
-/** GET /best-models: the lowest-MAE model per output type and feature group (no spec, strict node type). */
+/**
+ * GET /best-models: the lowest-MAE model per output type and feature group (no spec, strict node
+ * type), over the same pipelines as selectModel searches.
+ */
 export function listBestModels(
   store: ModelStore,
   query: {
@@ -262,25 +297,30 @@ export function listBestModels(
 ): BestModelEntry[] {
   const source = normalizeRequestedSource(query.energySource);
   const filter = parseModelFilter(query.filter ?? "");
-  const pipelineName = resolvePipeline(store, query.pipelineName, source);
-  if (pipelineName === undefined) return [];
-  const index = store.pipeline(pipelineName)?.index;
-  if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
   const outputTypes: OutputTypeName[] = query.outputType !== undefined ? [query.outputType] : ["AbsPower", "DynPower"];
   const groups = query.featureGroup !== undefined && query.featureGroup !== "" ? [query.featureGroup] : [...FEATURE_GROUP_NAMES];
-  const context: GroupContext = {
-    index,
-    nodeType: query.nodeType ?? -1,
-    trainerName: "",
-    weight: false,
-    looseNodeType: false,
-    filter,
-  };
+  const contexts = pipelinesToSearch(store, query.pipelineName, source).map((pipelineName) => {
+    const index = store.pipeline(pipelineName)?.index;
+    if (index === undefined) throw new NotFoundError(`pipeline "${pipelineName}"`);
+    const context: GroupContext = {
+      index,
+      nodeType: query.nodeType ?? -1,
+      trainerName: "",
+      weight: false,
+      looseNodeType: false,
+      filter,
+    };
+    return { pipelineName, context };
+  });
   const entries: BestModelEntry[] = [];
   for (const outputType of outputTypes) {
     for (const featureGroup of groups) {
-      const pick = pickInGroup(store.group(pipelineName, source, outputType, featureGroup), context);
-      if (pick !== undefined && pick !== "no-node-type") entries.push({ outputType, featureGroup, model: pick.model });
+      let best: GroupPick | undefined;
+      for (const { pipelineName, context } of contexts) {
+        const pick = pickInGroup(store.group(pipelineName, source, outputType, featureGroup), context);
+        if (pick !== undefined && pick !== "no-node-type" && isBetter(pick, best)) best = pick;
+      }
+      if (best !== undefined) entries.push({ outputType, featureGroup, model: best.model });
     }
   }
   return entries;

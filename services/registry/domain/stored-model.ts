@@ -3,7 +3,14 @@
 // beside it is for readers of the kepler-model-db layout.
 import { InvalidInputError } from "../../domain/errors.js";
 import { featureGroupOf } from "../../domain/feature-groups.js";
-import { METADATA_FILE, type ModelLocation, parseWeightJson, WEIGHT_FILE, type ZipEntry } from "../../models/index.js";
+import {
+  componentWeightsText,
+  METADATA_FILE,
+  type ModelLocation,
+  parseWeightJson,
+  WEIGHT_FILE,
+  type ZipEntry,
+} from "../../models/index.js";
 import { parseModelName } from "./model-name.js";
 
 /** How a servable model is run: our JSON component files, or Kepler's weight.json alone. */
@@ -21,7 +28,7 @@ export interface StoredModel {
   features: string[];
   /** Metadata `mae`; undefined when missing (such models are never selected, as in the reference). */
   maeWatts: number | undefined;
-  /** weight.json text, when the model has weights in Kepler's shape. */
+  /** weight.json text, when the model has weights in Kepler's shape: the component map only (no model_name). */
   weightJson?: string;
   format: ModelFormat;
   zipPath: string;
@@ -118,7 +125,7 @@ export function describeStoredModel(
   let weightJson: string | undefined;
   if (weightText !== undefined) {
     parseWeightJson(weightText, `${name}/weight.json`);
-    weightJson = weightText;
+    weightJson = componentWeightsText(weightText);
   }
   const format: ModelFormat | undefined = hasComponentFiles(metadata, entries)
     ? "components"

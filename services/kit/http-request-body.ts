@@ -1,0 +1,42 @@
+// Reading an HTTP/1.1 request body with a size bound, for handlers served beside gRPC
+// (shared-port-listener.ts). The head and whole-request timeouts are the listener's.
+import type { IncomingMessage } from "node:http";
+
+/** The body is larger than the handler accepts (answer 413). */
+export class BodyTooLargeError extends Error {
+  override readonly name = "BodyTooLargeError";
+  constructor(readonly limitBytes: number) {
+    super(`request body larger than ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * The whole body, or BodyTooLargeError as soon as it (or its announced Content-Length) passes
+ * `limitBytes`. The rest of an oversized body is read and dropped, so the client gets the answer
+ * instead of a reset while it is still sending.
+ */
+export function readRequestBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const announced = Number(request.headers["content-length"]);
+    if (Number.isFinite(announced) && announced > limitBytes) {
+      request.resume();
+      reject(new BodyTooLargeError(limitBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        request.off("data", onData);
+        request.resume();
+        reject(new BodyTooLargeError(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on("data", onData);
+    request.once("end", () => resolve(Buffer.concat(chunks)));
+    request.once("error", reject);
+  });
+}
