@@ -10,6 +10,8 @@ import { silentLogger } from "../../services/kit/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { measure, ms, printTable } from "../support/measure.js";
+import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 const KEPLER_BODY = JSON.stringify({
@@ -39,11 +41,7 @@ export default async function run(): Promise<void> {
   );
   const registry = createRegistryClient(handle.address);
   try {
-    await registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-      })(),
-    );
+    await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
     const cases: Array<[string, () => Promise<unknown>]> = [
       [
         "HTTP POST /model weight=true",

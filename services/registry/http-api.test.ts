@@ -16,6 +16,8 @@ import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
 import { buildTestArchive, publishTestArchive, type TestModelSpec } from "./testing/model-archives.js";
+import { importPipelineZip } from "./testing/import-pipeline-zip.js";
+import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 const BPF = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
@@ -126,11 +128,7 @@ describe("the reference's HTTP API on the registry port, ec2 fixture imported", 
   let server: TestRegistry;
   beforeAll(async () => {
     server = await startTestRegistry();
-    await server.registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "", serverPath: FIXTURE, replace: false } } };
-      })(),
-    );
+    await importPipelineZip(server.registry, "ec2-fixture", await zipFolderTree(FIXTURE));
     await publishTestArchive(
       server.registry,
       buildTestArchive(linearModel({ pipelineName: "ec2-fixture", outputType: "DynPower", maeWatts: 7 })),

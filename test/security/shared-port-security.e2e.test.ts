@@ -1,0 +1,123 @@
+// The registry's shared port (gRPC and Kepler's HTTP routes) under the security settings: with TLS, one
+// TLS listener serves both, routed by ALPN (gRPC clients offer only h2; HTTP clients that offer h2 and
+// http/1.1, as Go's http.Client and curl do, get http/1.1) and plaintext is refused; with --auth-reads,
+// HTTP requests need a bearer token like gRPC reads.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
+import { ClientError, Status } from "nice-grpc";
+import { HealthDefinition } from "nice-grpc-server-health";
+import { afterAll, describe, expect, it } from "vitest";
+import { createPeerClient } from "../../services/kit/grpc-client.js";
+import { type ServerHandle, startGrpcServer } from "../../services/kit/grpc-server.js";
+import { silentLogger } from "../../services/kit/logger.js";
+import { clientConnection } from "../../services/kit/peer-connection.js";
+import { INSECURE, type SecurityConfig } from "../../services/kit/security-config.js";
+import { createCa, issueCertificate } from "./test-certificates.js";
+
+const folder = mkdtempSync(join(tmpdir(), "shared-port-security-"));
+const ca = createCa(folder, "ca");
+const server = issueCertificate(folder, ca, "server");
+const tokensFile = join(folder, "tokens");
+writeFileSync(tokensFile, "reader:read-secret-0123456789:read\nwriter:write-secret-0123456789:write\n");
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+async function startShared(security: Partial<SecurityConfig>): Promise<ServerHandle> {
+  return startGrpcServer({
+    serviceName: "shared-port-test",
+    host: "127.0.0.1",
+    port: 0,
+    logger: silentLogger(),
+    services: [],
+    security: { ...INSECURE, ...security },
+    http: {
+      handler: (request, response) => {
+        response.writeHead(200, { "Content-Type": "application/json" });
+        response.end(JSON.stringify({ path: request.url }));
+      },
+    },
+  });
+}
+
+async function grpcHealth(address: string, settings: Record<string, string>): Promise<string> {
+  const peer = createPeerClient(HealthDefinition, address, clientConnection({ ...INSECURE, ...settings }));
+  try {
+    const { status } = await peer.client.check({ service: "" }, { signal: AbortSignal.timeout(5000) });
+    return status === 1 ? "SERVING" : `status ${status}`;
+  } catch (error) {
+    if (error instanceof ClientError) return Status[error.code];
+    throw error;
+  } finally {
+    peer.close();
+  }
+}
+
+function httpsGet(address: string, path: string): Promise<{ status: number; body: string }> {
+  const [host, port] = address.split(":");
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host, port: Number(port), path, method: "GET", ca: readFileSync(ca.cert), servername: "localhost" },
+      (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the shared HTTP/gRPC port", () => {
+  it("with TLS: gRPC and HTTPS on one port, ALPN picks http/1.1 for clients offering both, plaintext refused", async () => {
+    const handle = await startShared({ tlsCert: server.cert, tlsKey: server.key });
+    try {
+      expect(await grpcHealth(handle.address, { tlsCa: ca.cert, tlsServerName: "localhost" })).toBe("SERVING");
+      expect(await grpcHealth(handle.address, {})).toBe("UNAVAILABLE");
+      expect(await httpsGet(handle.address, "/best-models")).toEqual({ status: 200, body: '{"path":"/best-models"}' });
+      const [host, port] = handle.address.split(":");
+      const negotiated = await new Promise<string | false | null>((resolve, reject) => {
+        const socket = tlsConnect(
+          { host, port: Number(port), ca: readFileSync(ca.cert), servername: "localhost", ALPNProtocols: ["h2", "http/1.1"] },
+          () => {
+            resolve(socket.alpnProtocol);
+            socket.destroy();
+          },
+        );
+        socket.on("error", reject);
+      });
+      expect(negotiated).toBe("http/1.1");
+      const plaintext = await fetch(`http://${handle.address}/best-models`).catch((error: unknown) => error);
+      expect(plaintext).toBeInstanceOf(Error);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("with --auth-reads: HTTP needs a bearer token (401 without, 200 with a read token)", async () => {
+    const handle = await startShared({ authTokensFile: tokensFile, authReads: true });
+    try {
+      const bare = await fetch(`http://${handle.address}/best-models`);
+      expect(bare.status).toBe(401);
+      expect(bare.headers.get("www-authenticate")).toBe("Bearer");
+      expect(await bare.text()).toContain("bearer token");
+      const unknown = await fetch(`http://${handle.address}/best-models`, { headers: { Authorization: "Bearer nope" } });
+      expect(unknown.status).toBe(401);
+      const ok = await fetch(`http://${handle.address}/best-models`, { headers: { Authorization: "Bearer read-secret-0123456789" } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("without --auth-reads the HTTP reads stay open while tokens guard writes", async () => {
+    const handle = await startShared({ authTokensFile: tokensFile });
+    try {
+      expect((await fetch(`http://${handle.address}/model`, { method: "POST", body: "{}" })).status).toBe(200);
+    } finally {
+      await handle.close();
+    }
+  });
+});
