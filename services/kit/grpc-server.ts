@@ -1,10 +1,13 @@
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { createCallMiddleware } from "./call-middleware.js";
+import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
 import { addReflection } from "./reflection.js";
+import { compileRequestBounds } from "./request-bounds.js";
+import { compileWireBounds } from "./wire-bounds.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
@@ -38,18 +41,20 @@ export interface ServerHandle {
 
 /**
  * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for ""),
- * reflection v1 + v1alpha, explicit message limits, error mapping and per-call logging.
+ * reflection v1 + v1alpha, explicit message limits, request field bounds, error mapping and per-call logging.
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<ServerHandle> {
   const logger = options.logger.child({ service: options.serviceName });
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
-  const withCalls = server.with(createCallMiddleware(logger));
+  const names = options.services.map(({ definition }) => definition.fullName);
+  const descriptors = loadDescriptorRegistry();
+  const withCalls = server.with(createCallMiddleware(logger, compileRequestBounds(descriptors, names)));
+  const wireBounds = compileWireBounds(descriptors, names);
   for (const { definition, implementation } of options.services) {
-    withCalls.add(withTolerantDecoding(definition), implementation);
+    withCalls.add(withTolerantDecoding(definition, wireBounds), implementation);
   }
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
-  const names = options.services.map(({ definition }) => definition.fullName);
   addReflection(server, names);
 
   const port = await server.listen(`${options.host}:${options.port}`);
