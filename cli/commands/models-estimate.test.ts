@@ -35,7 +35,7 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   estimator = await startEstimator(
-    { host: "127.0.0.1", port: 0, registryAddress: registry.address, machineSpecFile: "" },
+    { host: "127.0.0.1", port: 0, registryAddress: registry.address, machineSpecFile: "", registryDeadlineMs: 5000 },
     { logger: silentLogger() },
   );
 });

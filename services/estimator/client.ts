@@ -1,7 +1,10 @@
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the estimator service at host:port. */
-export function createEstimatorClient(address: string): PeerClient<typeof EstimatorServiceDefinition> {
-  return createPeerClient(EstimatorServiceDefinition, address);
+export function createEstimatorClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof EstimatorServiceDefinition> {
+  return createPeerClient(EstimatorServiceDefinition, address, options);
 }

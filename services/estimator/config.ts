@@ -10,12 +10,23 @@ const machineSpecKey: ConfigKey<string> = {
     "JSON file with this host's machine spec ({processor, cores, chips, memory, frequency}, the reference's spec.json), used when a request has none; empty: discover it from /proc and /sys.",
 };
 
+const registryDeadlineKey: ConfigKey<number> = {
+  type: "integer",
+  default: 5000,
+  env: "KEPLER_MODEL_ESTIMATE_REGISTRY_DEADLINE_MS",
+  flag: "estimate-registry-deadline-ms",
+  description:
+    "Deadline in ms of the estimator's registry calls made while answering an Estimate (SelectModel, GetModelArchive, GetModelWeights); on expiry the Estimate fails UNAVAILABLE instead of waiting.",
+  check: (value) => (Number.isInteger(value) && value >= 100 ? undefined : `expected at least 100 ms, got ${value}`),
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
   port: portKey("estimator"),
   registryAddress: peerAddressKey("registry"),
   machineSpecFile: machineSpecKey,
+  registryDeadlineMs: registryDeadlineKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

@@ -49,7 +49,10 @@ async function ownMachine(path: string): Promise<MachineDescription> {
 export async function startEstimator(config: EstimatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
-  const registry = createRegistryClient(config.registryAddress);
+  const registry = createRegistryClient(config.registryAddress, {
+    deadlineMs: config.registryDeadlineMs,
+    boundedStreams: ["/kepler.model.v1.RegistryService/GetModelArchive"],
+  });
   const estimator = new Estimator(new ModelCache(createRegistryModelSource(registry), logger), machine);
   const watch = watchRegistry(registry, estimator, logger);
   let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,10 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the extractor service at host:port. */
-export function createExtractorClient(address: string): PeerClient<typeof ExtractorServiceDefinition> {
-  return createPeerClient(ExtractorServiceDefinition, address);
+export function createExtractorClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof ExtractorServiceDefinition> {
+  return createPeerClient(ExtractorServiceDefinition, address, options);
 }

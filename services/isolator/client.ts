@@ -1,7 +1,10 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the isolator service at host:port. */
-export function createIsolatorClient(address: string): PeerClient<typeof IsolatorServiceDefinition> {
-  return createPeerClient(IsolatorServiceDefinition, address);
+export function createIsolatorClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof IsolatorServiceDefinition> {
+  return createPeerClient(IsolatorServiceDefinition, address, options);
 }

@@ -1,5 +1,5 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 
 /** Settings of the isolator service: every key has a type, default, env var, flag and description. */
 export const isolatorConfigSchema = {
@@ -9,6 +9,8 @@ export const isolatorConfigSchema = {
   registryAddress: peerAddressKey("registry"),
   /** BuildIdleProfile extracts the idle node tables through the extractor. */
   extractorAddress: peerAddressKey("extractor"),
+  peerDeadlineMs: peerDeadlineKey,
+  peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;
 
 export type IsolatorConfig = ConfigOf<typeof isolatorConfigSchema>;

@@ -10,8 +10,8 @@ import { createIsolatorService } from "./server.js";
 
 /** Starts the isolator gRPC server; its peer channels close with it. */
 export async function startIsolator(config: IsolatorConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  const registry = createRegistryClient(config.registryAddress);
-  const extractor = createExtractorClient(config.extractorAddress);
+  const registry = createRegistryClient(config.registryAddress, { deadlineMs: config.peerDeadlineMs });
+  const extractor = createExtractorClient(config.extractorAddress, { deadlineMs: config.peerDeadlineMs });
   const closePeers = () => {
     registry.close();
     extractor.close();
@@ -22,6 +22,11 @@ export async function startIsolator(config: IsolatorConfig, deps: { logger: Logg
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      requiredPeers: [
+        { name: "registry", channel: registry.channel },
+        { name: "extractor", channel: extractor.channel },
+      ],
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: IsolatorServiceDefinition,

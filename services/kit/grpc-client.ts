@@ -1,15 +1,31 @@
-import { type Channel, type CompatServiceDefinition, type Client, createChannel, createClient } from "nice-grpc";
+import { type Channel, type CompatServiceDefinition, type Client, createChannel, createClientFactory } from "nice-grpc";
+import { createDeadlineMiddleware, DEFAULT_PEER_DEADLINE_MS, type DeadlineCallOptions } from "./call-deadline.js";
 import { DEFAULT_MESSAGE_LIMITS, messageLimitOptions } from "./message-limits.js";
 
 /** A typed client for a peer plus the channel to close when done. */
 export interface PeerClient<D extends CompatServiceDefinition> {
-  readonly client: Client<D>;
+  readonly client: Client<D, DeadlineCallOptions>;
   readonly channel: Channel;
   close(): void;
 }
 
-/** Creates a typed client for `definition` at `address` (host:port) with our message limits. */
-export function createPeerClient<D extends CompatServiceDefinition>(definition: D, address: string): PeerClient<D> {
+/** How a peer client bounds its calls. */
+export interface PeerClientOptions {
+  /** Deadline of each unary call (and of `boundedStreams`), in ms; DEFAULT_PEER_DEADLINE_MS when omitted. */
+  deadlineMs?: number;
+  /** Server-streaming methods (paths) that get the deadline too, e.g. a bounded download. */
+  boundedStreams?: readonly string[];
+}
+
+/** Creates a typed client for `definition` at `address` (host:port) with our message limits and call deadlines. */
+export function createPeerClient<D extends CompatServiceDefinition>(
+  definition: D,
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<D> {
   const channel = createChannel(address, undefined, messageLimitOptions(DEFAULT_MESSAGE_LIMITS));
-  return { client: createClient(definition, channel), channel, close: () => channel.close() };
+  const client = createClientFactory()
+    .use(createDeadlineMiddleware(options.deadlineMs ?? DEFAULT_PEER_DEADLINE_MS, options.boundedStreams))
+    .create(definition, channel);
+  return { client, channel, close: () => channel.close() };
 }

@@ -5,6 +5,7 @@ import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
+import { DEFAULT_PEER_HEALTH_INTERVAL_MS, type RequiredPeer, watchPeerHealth } from "./peer-health.js";
 import { addReflection } from "./reflection.js";
 import { compileRequestBounds } from "./request-bounds.js";
 import { compileWireBounds } from "./wire-bounds.js";
@@ -28,6 +29,13 @@ export interface GrpcServerOptions {
   limits?: MessageLimits;
   /** How long shutdown waits for in-flight calls before cancelling them. */
   shutdownGraceMs?: number;
+  /**
+   * Peers this service cannot work without: while one does not answer health, this service's own
+   * service statuses (readiness) are NOT_SERVING; "" (liveness) stays SERVING, the process is fine.
+   */
+  requiredPeers?: readonly RequiredPeer[];
+  /** Time between peer checks; DEFAULT_PEER_HEALTH_INTERVAL_MS when omitted, 0 turns them off. */
+  peerHealthIntervalMs?: number;
 }
 
 /** A running server: the bound port and a graceful close. */
@@ -61,10 +69,22 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Serve
   for (const name of ["", ...names]) health.setStatus("healthy", name);
   const address = `${options.host}:${port}`;
   logger.info({ address, services: names }, "listening");
+  const peerIntervalMs = options.peerHealthIntervalMs ?? DEFAULT_PEER_HEALTH_INTERVAL_MS;
+  const peerWatch =
+    (options.requiredPeers ?? []).length > 0 && peerIntervalMs > 0
+      ? watchPeerHealth(options.requiredPeers ?? [], {
+          intervalMs: peerIntervalMs,
+          logger,
+          onChange: (unhealthy) => {
+            for (const name of names) health.setStatus(unhealthy.length > 0 ? "unhealthy" : "healthy", name);
+          },
+        })
+      : undefined;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      peerWatch?.stop();
       for (const name of ["", ...names]) health.setStatus("unhealthy", name);
       const graceMs = options.shutdownGraceMs ?? 10_000;
       let timer: NodeJS.Timeout | undefined;

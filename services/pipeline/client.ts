@@ -1,7 +1,10 @@
 import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the pipeline service at host:port. */
-export function createPipelineClient(address: string): PeerClient<typeof PipelineServiceDefinition> {
-  return createPeerClient(PipelineServiceDefinition, address);
+export function createPipelineClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof PipelineServiceDefinition> {
+  return createPeerClient(PipelineServiceDefinition, address, options);
 }

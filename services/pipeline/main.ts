@@ -14,11 +14,12 @@ import { createPipelineService } from "./server.js";
 
 /** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
 export async function startPipeline(config: PipelineConfig, deps: { logger: Logger }): Promise<ServerHandle> {
+  const bounds = { deadlineMs: config.peerDeadlineMs };
   const clients = {
-    registry: createRegistryClient(config.registryAddress),
-    extractor: createExtractorClient(config.extractorAddress),
-    isolator: createIsolatorClient(config.isolatorAddress),
-    trainer: createTrainerClient(config.trainerAddress),
+    registry: createRegistryClient(config.registryAddress, bounds),
+    extractor: createExtractorClient(config.extractorAddress, bounds),
+    isolator: createIsolatorClient(config.isolatorAddress, bounds),
+    trainer: createTrainerClient(config.trainerAddress, bounds),
   };
   const closePeers = () => {
     for (const client of Object.values(clients)) client.close();
@@ -35,6 +36,8 @@ export async function startPipeline(config: PipelineConfig, deps: { logger: Logg
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      requiredPeers: Object.entries(clients).map(([name, client]) => ({ name, channel: client.channel })),
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: PipelineServiceDefinition,

@@ -1,7 +1,10 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the registry service at host:port. */
-export function createRegistryClient(address: string): PeerClient<typeof RegistryServiceDefinition> {
-  return createPeerClient(RegistryServiceDefinition, address);
+export function createRegistryClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof RegistryServiceDefinition> {
+  return createPeerClient(RegistryServiceDefinition, address, options);
 }

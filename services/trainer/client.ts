@@ -1,7 +1,10 @@
 import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 
 /** A typed client for the trainer service at host:port. */
-export function createTrainerClient(address: string): PeerClient<typeof TrainerServiceDefinition> {
-  return createPeerClient(TrainerServiceDefinition, address);
+export function createTrainerClient(
+  address: string,
+  options: PeerClientOptions = {},
+): PeerClient<typeof TrainerServiceDefinition> {
+  return createPeerClient(TrainerServiceDefinition, address, options);
 }

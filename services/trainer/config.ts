@@ -1,6 +1,6 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { modelPathKey } from "../kit/model-path-key.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 
 /** Settings of the trainer service: every key has a type, default, env var, flag and description. */
 export const trainerConfigSchema = {
@@ -12,6 +12,8 @@ export const trainerConfigSchema = {
       "host:port of the registry: trained models are published through its PublishModel; empty writes them into the local model folder instead.",
   },
   modelPath: modelPathKey,
+  peerDeadlineMs: peerDeadlineKey,
+  peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;
 
 export type TrainerConfig = ConfigOf<typeof trainerConfigSchema>;

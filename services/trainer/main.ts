@@ -12,13 +12,18 @@ import { createTrainerService } from "./server.js";
  * PublishModel (served at once); with an empty one, into the local model folder.
  */
 export async function startTrainer(config: TrainerConfig, deps: { logger: Logger }): Promise<ServerHandle> {
-  const registry = config.registryAddress === "" ? undefined : createRegistryClient(config.registryAddress);
+  const registry =
+    config.registryAddress === ""
+      ? undefined
+      : createRegistryClient(config.registryAddress, { deadlineMs: config.peerDeadlineMs });
   try {
     const server = await startGrpcServer({
       serviceName: "trainer",
       host: config.host,
       port: config.port,
       logger: deps.logger,
+      requiredPeers: registry === undefined ? [] : [{ name: "registry", channel: registry.channel }],
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: TrainerServiceDefinition,

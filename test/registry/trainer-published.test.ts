@@ -50,7 +50,7 @@ beforeAll(async () => {
     },
   );
   estimatorHandle = await startEstimator(
-    { host: "127.0.0.1", port: 0, registryAddress: registryHandle.address, machineSpecFile: "" },
+    { host: "127.0.0.1", port: 0, registryAddress: registryHandle.address, machineSpecFile: "", registryDeadlineMs: 5000 },
     { logger: silentLogger() },
   );
 }, 120_000);
