@@ -43,7 +43,10 @@ function columnsMatrix(table: DataTable, names: readonly string[], role: string)
   const values = new Float64Array(table.rowCount * names.length);
   names.forEach((name, j) => {
     if (findColumn(table, name) < 0) {
-      throw new InvalidInputError("table.column_names", `missing ${role} column ${name} (have: ${joinCapped(table.columnNames)})`);
+      throw new InvalidInputError(
+        "table.column_names",
+        `missing ${role} column ${name} (have: ${joinCapped(table.columnNames)})`,
+      );
     }
     values.set(getColumn(table, name), j * table.rowCount);
   });
