@@ -3,7 +3,10 @@
 // call on that connection hung while health stayed green). The estimator and the pipeline run from
 // the mesh launcher, pointed at it. Calls through it must fail within their deadline, and the
 // pipeline's readiness must turn NOT_SERVING while its liveness stays SERVING.
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ClientError, Status, createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -108,6 +111,40 @@ describe("a wedged peer", () => {
       expect((await health.check({ service: "" })).status).toBe(SERVING);
     } finally {
       channel.close();
+    }
+  });
+});
+
+describe("a required peer that stops and comes back", () => {
+  it("turns the trainer's readiness NOT_SERVING while the registry is down and SERVING again after", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "peer-health-"));
+    const flags = { "registry-rescan-ms": "0", "model-path": dir, "peer-health-interval-ms": "200" };
+    let registry = await startMesh({ services: ["registry"], logger: silentLogger(), flags: { ...flags, "registry-port": "0" } });
+    const registryPort = String(registry.servers[0]!.port);
+    const trainer = await startMesh({
+      services: ["trainer"],
+      logger: silentLogger(),
+      flags: { ...flags, "trainer-port": "0", "registry-address": registry.servers[0]!.address },
+    });
+    const channel = createChannel(trainer.servers[0]!.address);
+    const health = createClient(HealthDefinition, channel);
+    const readiness = async () => (await health.check({ service: "kepler.model.v1.TrainerService" })).status;
+    try {
+      expect(await readiness()).toBe(SERVING);
+      await registry.close();
+      await vi.waitFor(async () => expect(await readiness()).toBe(NOT_SERVING), { timeout: 10_000, interval: 100 });
+      expect((await health.check({ service: "" })).status).toBe(SERVING);
+      registry = await startMesh({
+        services: ["registry"],
+        logger: silentLogger(),
+        flags: { ...flags, "registry-port": registryPort },
+      });
+      await vi.waitFor(async () => expect(await readiness()).toBe(SERVING), { timeout: 15_000, interval: 100 });
+    } finally {
+      channel.close();
+      await trainer.close();
+      await registry.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
