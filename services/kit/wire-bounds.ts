@@ -41,7 +41,7 @@ export function compileWireBounds(registry: FileRegistry, serviceNames: readonly
       if (plan === undefined) continue;
       checks.set(`/${service.typeName}/${method.name}`, (bytes) => {
         try {
-          scan(bytes, 0, bytes.byteLength, plan, "");
+          scan(new WireCursor(bytes), bytes.byteLength, plan, "");
           return undefined;
         } catch (error) {
           if (error instanceof InvalidInputError) return error;
@@ -87,82 +87,100 @@ function packedEntryBytes(field: DescField): number | undefined {
   }
 }
 
-// A varint's value (up to 2^53, enough for tags and lengths) and the position after it.
-let varintEnd = 0;
-function readVarint(bytes: Uint8Array, pos: number, end: number): number {
-  let value = 0;
-  let scale = 1;
-  for (let i = pos; i < end && i < pos + 8; i++) {
-    const byte = bytes[i] as number;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      varintEnd = i + 1;
-      return value;
+// A position in the encoded request, moved forward by each read; one per check, never shared.
+class WireCursor {
+  pos = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  // A varint's value (up to 2^53, enough for tags and lengths).
+  varint(end: number): number {
+    let value = 0;
+    let scale = 1;
+    for (let i = this.pos; i < end && i < this.pos + 8; i++) {
+      const byte = this.bytes[i] as number;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) {
+        this.pos = i + 1;
+        return value;
+      }
+      scale *= 128;
     }
-    scale *= 128;
+    throw new WireFormatError("bad varint");
   }
-  throw new WireFormatError("bad varint");
+
+  // Moves past one value of `wireType` (groups are not used by our protos).
+  skip(wireType: number, end: number): void {
+    if (wireType === VARINT) this.varint(Math.min(end, this.pos + 10));
+    else if (wireType === I64) this.pos += 8;
+    else if (wireType === I32) this.pos += 4;
+    else if (wireType === LEN) {
+      const length = this.varint(end);
+      this.pos += length;
+    } else throw new WireFormatError("unsupported wire type");
+    if (this.pos > end) throw new WireFormatError("truncated");
+  }
 }
 
-// The position after a value of `wireType` starting at `pos` (groups are not used by our protos).
-function skipValue(bytes: Uint8Array, pos: number, end: number, wireType: number): number {
-  let next: number;
-  if (wireType === VARINT) {
-    readVarint(bytes, pos, Math.min(end, pos + 10));
-    next = varintEnd;
-  } else if (wireType === I64) next = pos + 8;
-  else if (wireType === I32) next = pos + 4;
-  else if (wireType === LEN) next = readVarint(bytes, pos, end) + varintEnd;
-  else throw new WireFormatError("unsupported wire type");
-  if (next > end) throw new WireFormatError("truncated");
-  return next;
-}
-
-function scan(bytes: Uint8Array, start: number, end: number, plan: MessagePlan, path: string): void {
+function scan(cursor: WireCursor, end: number, plan: MessagePlan, path: string): void {
   const counts = new Map<number, number>();
-  let pos = start;
-  while (pos < end) {
-    const tag = readVarint(bytes, pos, end);
-    pos = varintEnd;
+  while (cursor.pos < end) {
+    const tag = cursor.varint(end);
     const fieldNo = Math.floor(tag / 8);
     const wireType = tag % 8;
     const field = plan.get(fieldNo);
-    const valueStart = pos;
-    pos = skipValue(bytes, pos, end, wireType);
-    if (field === undefined) continue;
-    const fieldPath = path === "" ? field.name : `${path}.${field.name}`;
+    if (field === undefined || wireType !== LEN) {
+      cursor.skip(wireType, end);
+      if (field !== undefined) bumpCount(cursor, end, counts, fieldNo, field, 1, path);
+      continue;
+    }
+    const length = cursor.varint(end);
+    const contentStart = cursor.pos;
+    const contentEnd = contentStart + length;
+    if (contentEnd > end) throw new WireFormatError("truncated");
     const before = counts.get(fieldNo) ?? 0;
     let added = 1;
-    if (wireType === LEN) {
-      const length = readVarint(bytes, valueStart, end);
-      const contentStart = varintEnd;
-      if (field.packedEntryBytes !== undefined)
-        added = packedCount(bytes, contentStart, contentStart + length, field.packedEntryBytes);
-      else if (field.nested !== undefined)
-        scan(bytes, contentStart, contentStart + length, field.nested, field.isList ? `${fieldPath}[${before}]` : fieldPath);
+    if (field.packedEntryBytes !== undefined) added = packedCount(cursor.bytes, contentStart, contentEnd, field.packedEntryBytes);
+    else if (field.nested !== undefined) {
+      const fieldPath = path === "" ? field.name : `${path}.${field.name}`;
+      scan(cursor, contentEnd, field.nested, field.isList ? `${fieldPath}[${before}]` : fieldPath);
     }
-    counts.set(fieldNo, before + added);
-    if (field.maxEntries !== undefined && before + added > field.maxEntries) {
-      const total = before + added + countRest(bytes, pos, end, fieldNo, field);
-      throw new InvalidInputError(fieldPath, `at most ${field.maxEntries} entries allowed, got ${total}`);
-    }
+    cursor.pos = contentEnd;
+    bumpCount(cursor, end, counts, fieldNo, field, added, path);
   }
 }
 
-// Entries of `fieldNo` after `pos` (so the error says how many were sent).
-function countRest(bytes: Uint8Array, start: number, end: number, fieldNo: number, field: FieldPlan): number {
+function bumpCount(
+  cursor: WireCursor,
+  end: number,
+  counts: Map<number, number>,
+  fieldNo: number,
+  field: FieldPlan,
+  added: number,
+  path: string,
+): void {
+  const count = (counts.get(fieldNo) ?? 0) + added;
+  counts.set(fieldNo, count);
+  if (field.maxEntries === undefined || count <= field.maxEntries) return;
+  const total = count + countRest(cursor, end, fieldNo, field);
+  throw new InvalidInputError(
+    path === "" ? field.name : `${path}.${field.name}`,
+    `at most ${field.maxEntries} entries allowed, got ${total}`,
+  );
+}
+
+// Entries of `fieldNo` from the cursor to `end` (so the error says how many were sent).
+function countRest(cursor: WireCursor, end: number, fieldNo: number, field: FieldPlan): number {
   let count = 0;
-  let pos = start;
-  while (pos < end) {
-    const tag = readVarint(bytes, pos, end);
-    pos = varintEnd;
-    const valueStart = pos;
-    pos = skipValue(bytes, pos, end, tag % 8);
-    if (Math.floor(tag / 8) !== fieldNo) continue;
-    if (tag % 8 === LEN && field.packedEntryBytes !== undefined) {
-      const length = readVarint(bytes, valueStart, end);
-      count += packedCount(bytes, varintEnd, varintEnd + length, field.packedEntryBytes);
-    } else count++;
+  while (cursor.pos < end) {
+    const tag = cursor.varint(end);
+    if (Math.floor(tag / 8) === fieldNo && tag % 8 === LEN && field.packedEntryBytes !== undefined) {
+      const length = cursor.varint(end);
+      count += packedCount(cursor.bytes, cursor.pos, Math.min(end, cursor.pos + length), field.packedEntryBytes);
+      cursor.pos += length;
+      continue;
+    }
+    cursor.skip(tag % 8, end);
+    if (Math.floor(tag / 8) === fieldNo) count++;
   }
   return count;
 }
