@@ -28,7 +28,6 @@ export class RefusedRequest {
 }
 
 type MethodDefinition = {
-  path: string;
   requestType: { decode(input: Uint8Array): unknown; fromPartial?: unknown; $type?: string };
   [key: string]: unknown;
 };
@@ -49,7 +48,8 @@ export function withTolerantDecoding<D extends CompatServiceDefinition>(
   for (const [name, method] of Object.entries(raw.methods)) {
     const requestType = method.requestType;
     const typeName = `${packageName}.${String(method.name ?? capitalize(name))}Request`;
-    const wireCheck = wireChecks.get(method.path);
+    // Generic definitions carry no path; gRPC's is /<package>.<Service>/<Method>.
+    const wireCheck = wireChecks.get(`/${raw.fullName}/${String(method.name ?? capitalize(name))}`);
     methods[name] = {
       ...method,
       requestType: {
