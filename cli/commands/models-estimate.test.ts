@@ -35,7 +35,14 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   estimator = await startEstimator(
-    { host: "127.0.0.1", port: 0, registryAddress: registry.address, machineSpecFile: "", estimatorSocket: "" },
+    {
+      host: "127.0.0.1",
+      port: 0,
+      registryAddress: registry.address,
+      machineSpecFile: "",
+      estimatorSocket: "",
+      registryDeadlineMs: 5000,
+    },
     { logger: silentLogger() },
   );
 });

@@ -34,6 +34,16 @@ const modelCacheEntriesKey: ConfigKey<number> = {
   check: (value) => (value > 0 ? undefined : `expected a positive integer, got ${value}`),
 };
 
+const registryDeadlineKey: ConfigKey<number> = {
+  type: "integer",
+  default: 5000,
+  env: "KEPLER_MODEL_ESTIMATE_REGISTRY_DEADLINE_MS",
+  flag: "estimate-registry-deadline-ms",
+  description:
+    "Deadline in ms of the estimator's registry calls made while answering an Estimate (SelectModel, GetModelArchive, GetModelWeights); on expiry the Estimate fails UNAVAILABLE instead of waiting.",
+  check: (value) => (Number.isInteger(value) && value >= 100 ? undefined : `expected at least 100 ms, got ${value}`),
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
@@ -43,6 +53,7 @@ export const estimatorConfigSchema = {
   estimatorSocket: estimatorSocketKey,
   modelCacheEntries: modelCacheEntriesKey,
   ...securityConfigSchema,
+  registryDeadlineMs: registryDeadlineKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

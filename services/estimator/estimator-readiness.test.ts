@@ -1,6 +1,7 @@
 // Server test of the estimator's readiness (issue 12 item 5): grpc.health.v1 says NOT_SERVING while no
-// registry is reachable and no model is cached, and SERVING once the registry answers, for "" and for
-// kepler.model.v1.EstimatorService. The registry is a real one started and stopped on a fixed port.
+// registry is reachable and no model is cached, and SERVING once the registry answers, for
+// kepler.model.v1.EstimatorService (readiness); "" (liveness) stays SERVING, so a registry outage does not
+// get the estimator restarted. The registry is a real one started and stopped on a fixed port.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
@@ -22,7 +23,7 @@ import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
-const SERVICES = ["", "kepler.model.v1.EstimatorService"];
+const SERVICES = ["kepler.model.v1.EstimatorService"];
 // grpc.health.v1 HealthCheckResponse.ServingStatus (the package does not export the enum).
 const SERVING = 1;
 const NOT_SERVING = 2;
@@ -94,24 +95,25 @@ afterAll(async () => {
 
 describe("estimator readiness", () => {
   it("is NOT_SERVING while the registry is down and no model is cached, SERVING once the registry is up, and back", async () => {
-    expect(await statuses()).toEqual([NOT_SERVING, NOT_SERVING]);
+    expect(await statuses()).toEqual([NOT_SERVING]);
+    expect((await createClient(HealthDefinition, channel).check({ service: "" })).status, "liveness").toBe(SERVING);
 
     const registry = await startRegistryOnPort();
     try {
-      expect(await waitForStatus(SERVING)).toEqual([SERVING, SERVING]);
+      expect(await waitForStatus(SERVING)).toEqual([SERVING]);
     } finally {
       await registry.close();
     }
     // The registry went away and the estimator holds no model: nothing could be estimated.
-    expect(await waitForStatus(NOT_SERVING)).toEqual([NOT_SERVING, NOT_SERVING]);
+    expect(await waitForStatus(NOT_SERVING)).toEqual([NOT_SERVING]);
 
     const again = await startRegistryOnPort();
     try {
-      expect(await waitForStatus(SERVING)).toEqual([SERVING, SERVING]);
+      expect(await waitForStatus(SERVING)).toEqual([SERVING]);
     } finally {
       await again.close();
     }
-    expect(await waitForStatus(NOT_SERVING)).toEqual([NOT_SERVING, NOT_SERVING]);
+    expect(await waitForStatus(NOT_SERVING)).toEqual([NOT_SERVING]);
   });
 
   it("stays SERVING without a registry while it holds a model", async () => {
@@ -122,7 +124,7 @@ describe("estimator readiness", () => {
     const estimator = createEstimatorClient(estimatorHandle.address);
     try {
       await importPipelineZip(registryClient, "ec2-fixture", await zipFolderTree(FIXTURE));
-      expect(await waitForStatus(SERVING)).toEqual([SERVING, SERVING]);
+      expect(await waitForStatus(SERVING)).toEqual([SERVING]);
       const estimate = await estimator.client.estimate({
         featureNames: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
         rowCount: 1,
@@ -141,6 +143,6 @@ describe("estimator readiness", () => {
     const until = Date.now() + RECOVERY_BOUND_MS;
     while (registryLost() === lostBefore && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(registryLost()).toBe(lostBefore + 1);
-    expect(await statuses()).toEqual([SERVING, SERVING]);
+    expect(await statuses()).toEqual([SERVING]);
   });
 });

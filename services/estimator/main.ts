@@ -65,7 +65,10 @@ export async function startEstimator(
 ): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
-  const registry = createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)));
+  const registry = createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)), {
+    deadlineMs: config.registryDeadlineMs,
+    boundedStreams: ["/kepler.model.v1.RegistryService/GetModelArchive"],
+  });
   const estimator = new Estimator(
     new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
     machine,

@@ -6,6 +6,7 @@ import { PrometheusResponseReader, type PrometheusResponse } from "../domain/pro
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
 import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
 import { DEFAULT_STEP_SECONDS } from "../prometheus/query-window.js";
+import { assertWindowBounds } from "../prometheus/window-bounds.js";
 import type { ExtractOptions } from "./domain/extract.js";
 import { KEPLER_METRIC_PREFIX } from "./domain/metric-names.js";
 import type { PrometheusSource } from "./domain/read-prometheus-window.js";
@@ -54,12 +55,14 @@ export function decodeWindow(window: PrometheusWindow | undefined, field: string
   }
   if (window.stepSeconds < 0)
     throw new InvalidInputError(`${field}.step_seconds`, `must not be negative, got ${window.stepSeconds}`);
+  const stepSeconds = window.stepSeconds === 0 ? DEFAULT_STEP_SECONDS : window.stepSeconds;
+  assertWindowBounds({ startSeconds: window.startTimeSeconds, endSeconds: window.endTimeSeconds, stepSeconds }, field);
   return {
     baseUrl: window.baseUrl,
     timeoutMs,
     startSeconds: window.startTimeSeconds,
     endSeconds: window.endTimeSeconds,
-    stepSeconds: window.stepSeconds === 0 ? DEFAULT_STEP_SECONDS : window.stepSeconds,
+    stepSeconds,
     metricPrefix: window.metricPrefix === "" ? KEPLER_METRIC_PREFIX : window.metricPrefix,
     thirdPartyMetrics: window.thirdPartyMetricNames,
   };

@@ -1,8 +1,12 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 import type { PeerConnection } from "../kit/peer-connection.js";
 
 /** A typed client for the isolator service at host:port. */
-export function createIsolatorClient(address: string, connection?: PeerConnection): PeerClient<typeof IsolatorServiceDefinition> {
-  return createPeerClient(IsolatorServiceDefinition, address, connection);
+export function createIsolatorClient(
+  address: string,
+  connection?: PeerConnection,
+  options: PeerClientOptions = {},
+): PeerClient<typeof IsolatorServiceDefinition> {
+  return createPeerClient(IsolatorServiceDefinition, address, connection, options);
 }

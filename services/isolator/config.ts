@@ -1,5 +1,5 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
 
 /** Settings of the isolator service: every key has a type, default, env var, flag and description. */
@@ -11,6 +11,8 @@ export const isolatorConfigSchema = {
   /** BuildIdleProfile extracts the idle node tables through the extractor. */
   extractorAddress: peerAddressKey("extractor"),
   ...securityConfigSchema,
+  peerDeadlineMs: peerDeadlineKey,
+  peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;
 
 export type IsolatorConfig = ConfigOf<typeof isolatorConfigSchema>;

@@ -13,8 +13,8 @@ import { createIsolatorService } from "./server.js";
 /** Starts the isolator gRPC server; its peer channels close with it. */
 export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
-  const registry = createRegistryClient(config.registryAddress, peer);
-  const extractor = createExtractorClient(config.extractorAddress, peer);
+  const registry = createRegistryClient(config.registryAddress, peer, { deadlineMs: config.peerDeadlineMs });
+  const extractor = createExtractorClient(config.extractorAddress, peer, { deadlineMs: config.peerDeadlineMs });
   const closePeers = () => {
     registry.close();
     extractor.close();
@@ -26,6 +26,11 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      requiredPeers: [
+        { name: "registry", channel: registry.channel },
+        { name: "extractor", channel: extractor.channel },
+      ],
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: IsolatorServiceDefinition,

@@ -1,25 +1,28 @@
 import type { CallContext, ServerMiddlewareCall } from "nice-grpc";
 import type { Logger } from "./logger.js";
-import { MalformedRequest } from "./malformed-request.js";
+import { MalformedRequest, RefusedRequest } from "./malformed-request.js";
+import type { RequestCheck } from "./request-bounds.js";
 import { toServerError } from "./status-mapping.js";
 
 let nextRequestId = 1;
 
 /**
- * Wraps every call: binds a child logger (rpc, request id), turns undecodable requests into
- * INVALID_ARGUMENT, and maps whatever the implementation throws to a gRPC status, logging it once.
+ * Wraps every call: binds a child logger (rpc, request id), turns undecodable requests and requests
+ * over their field bounds (`checks`, by RPC path) into INVALID_ARGUMENT before the implementation
+ * sees them, and maps whatever the implementation throws to a gRPC status, logging it once.
  */
-export function createCallMiddleware(logger: Logger) {
+export function createCallMiddleware(logger: Logger, checks: ReadonlyMap<string, RequestCheck> = new Map()) {
   return async function* callMiddleware<Request, Response>(
     call: ServerMiddlewareCall<Request, Response>,
     context: CallContext,
   ): AsyncGenerator<Response, Response | void, undefined> {
     const callLogger = logger.child({ rpc: call.method.path, requestId: nextRequestId++ });
     const startedMs = performance.now();
+    const check = checks.get(call.method.path) ?? acceptAny;
     try {
       const request = call.method.requestStream
-        ? (rejectMalformedStream(call.request as AsyncIterable<unknown>) as Request)
-        : rejectMalformed(call.request);
+        ? (rejectMalformedStream(call.request as AsyncIterable<unknown>, check) as Request)
+        : rejectMalformed(call.request, check);
       const result = yield* call.next(request, context);
       callLogger.debug({ ms: Math.round(performance.now() - startedMs) }, "call completed");
       return result;
@@ -29,11 +32,14 @@ export function createCallMiddleware(logger: Logger) {
   };
 }
 
-function rejectMalformed<T>(request: T): T {
-  if (request instanceof MalformedRequest) throw request.toError();
+function acceptAny(): void {}
+
+function rejectMalformed<T>(request: T, check: RequestCheck): T {
+  if (request instanceof MalformedRequest || request instanceof RefusedRequest) throw request.toError();
+  check(request);
   return request;
 }
 
-async function* rejectMalformedStream(requests: AsyncIterable<unknown>): AsyncIterable<unknown> {
-  for await (const request of requests) yield rejectMalformed(request);
+async function* rejectMalformedStream(requests: AsyncIterable<unknown>, check: RequestCheck): AsyncIterable<unknown> {
+  for await (const request of requests) yield rejectMalformed(request, check);
 }

@@ -1,25 +1,38 @@
 import { type Channel, type CompatServiceDefinition, type Client, createChannel, createClientFactory } from "nice-grpc";
+import { createDeadlineMiddleware, DEFAULT_PEER_DEADLINE_MS, type DeadlineCallOptions } from "./call-deadline.js";
 import { DEFAULT_MESSAGE_LIMITS, messageLimitOptions } from "./message-limits.js";
 import { PLAINTEXT_PEER, type PeerConnection, bearerTokenMiddleware } from "./peer-connection.js";
 
 /** A typed client for a peer plus the channel to close when done. */
 export interface PeerClient<D extends CompatServiceDefinition> {
-  readonly client: Client<D>;
+  readonly client: Client<D, DeadlineCallOptions>;
   readonly channel: Channel;
   close(): void;
 }
 
+/** How a peer client bounds its calls. */
+export interface PeerClientOptions {
+  /** Deadline of each unary call (and of `boundedStreams`), in ms; DEFAULT_PEER_DEADLINE_MS when omitted. */
+  deadlineMs?: number;
+  /** Server-streaming methods (paths) that get the deadline too, e.g. a bounded download. */
+  boundedStreams?: readonly string[];
+}
+
 /**
  * Creates a typed client for `definition` at `address` (host:port) with our message limits, the
- * connection's credentials (TLS when configured) and its bearer token on every call.
+ * connection's credentials (TLS when configured), its bearer token and a deadline on every bounded call.
  */
 export function createPeerClient<D extends CompatServiceDefinition>(
   definition: D,
   address: string,
   connection: PeerConnection = PLAINTEXT_PEER,
+  options: PeerClientOptions = {},
 ): PeerClient<D> {
-  const { credentials, options } = connection.security;
-  const channel = createChannel(address, credentials, { ...messageLimitOptions(DEFAULT_MESSAGE_LIMITS), ...options });
-  const client = createClientFactory().use(bearerTokenMiddleware(connection.token)).create(definition, channel);
+  const { credentials, options: channelOptions } = connection.security;
+  const channel = createChannel(address, credentials, { ...messageLimitOptions(DEFAULT_MESSAGE_LIMITS), ...channelOptions });
+  const client = createClientFactory()
+    .use(bearerTokenMiddleware(connection.token))
+    .use(createDeadlineMiddleware(options.deadlineMs ?? DEFAULT_PEER_DEADLINE_MS, options.boundedStreams))
+    .create(definition, channel);
   return { client, channel, close: () => channel.close() };
 }

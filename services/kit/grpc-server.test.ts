@@ -28,6 +28,7 @@ beforeAll(async () => {
             if (request.energySource === "bad") throw new InvalidInputError("energy_source", 'unknown energy source "bad"');
             if (request.energySource === "missing") throw new NotFoundError("model for acpi/AbsPower");
             if (request.energySource === "bug") throw new TypeError("cannot read properties of undefined");
+            if (request.energySource === "verbose") throw new InvalidInputError("energy_source", "v".repeat(100_000));
             return { modelName: `ok:${request.energySource}`, componentPowers: [], rowCount: 0 };
           },
         }),
@@ -87,6 +88,21 @@ describe("server kit over real gRPC", () => {
     expect(error.code).toBe(Status.INTERNAL);
     expect(error.details).toBe("internal error; the server log has the details");
     channel.close();
+  });
+
+  it("cuts a status message over 4096 characters, so it is delivered and the connection keeps answering", async () => {
+    // grpc-js never delivers a status message of ~64 KiB or more and the connection stops answering.
+    const { client, channel } = estimatorClient();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await callError(client.estimate({ energySource: "verbose" }));
+      expect(error.code).toBe(Status.INVALID_ARGUMENT);
+      const note = " ... [cut: 100015 characters]";
+      expect(error.details).toBe(`energy_source: ${"v".repeat(100_000)}`.slice(0, 4096 - note.length) + note);
+      expect(error.details).toHaveLength(4096);
+    }
+    expect((await client.estimate({ energySource: "acpi" })).modelName).toBe("ok:acpi");
+    channel.close();
+    await stillServing();
   });
 
   it("answers RPCs that are not built yet with UNIMPLEMENTED saying so", async () => {

@@ -2,14 +2,18 @@ import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
+import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
 import { listenWithoutBinding } from "./grpc-js-server-capture.js";
-import { addReflection } from "./reflection.js";
 import { INSECURE, type SecurityConfig } from "./security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "./tls-credentials.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
+import { DEFAULT_PEER_HEALTH_INTERVAL_MS, type RequiredPeer, watchPeerHealth } from "./peer-health.js";
+import { addReflection } from "./reflection.js";
+import { compileRequestBounds } from "./request-bounds.js";
+import { compileWireBounds } from "./wire-bounds.js";
 
 /** A service to host: a generated ts-proto definition and its implementation. */
 export interface HostedService {
@@ -38,6 +42,13 @@ export interface GrpcServerOptions {
   serving?: boolean;
   /** Also serve HTTP/1.1 on the same port (connections are routed by their first bytes). */
   http?: SharedPortHttpOptions;
+  /**
+   * Peers this service cannot work without: while one does not answer health, this service's own
+   * service statuses (readiness) are NOT_SERVING; "" (liveness) stays SERVING, the process is fine.
+   */
+  requiredPeers?: readonly RequiredPeer[];
+  /** Time between peer checks; DEFAULT_PEER_HEALTH_INTERVAL_MS when omitted, 0 turns them off. */
+  peerHealthIntervalMs?: number;
 }
 
 /** A running server: the bound port and a graceful close. */
@@ -57,8 +68,9 @@ export interface GrpcServerHandle extends ServerHandle {
 
 /**
  * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for "" unless
- * options.serving is false), reflection v1 + v1alpha, explicit message limits, error mapping and
- * per-call logging; with the security keys set, bearer-token checks (before any other work) and TLS or mTLS.
+ * options.serving is false or a required peer does not answer), reflection v1 + v1alpha, explicit message
+ * limits, request field bounds, error mapping and per-call logging; with the security keys set,
+ * bearer-token checks (before any other work) and TLS or mTLS.
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const logger = options.logger.child({ service: options.serviceName });
@@ -75,13 +87,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
   // Auth is the outermost middleware: an unauthenticated call is refused before its request is looked at.
   const guarded = auth === undefined ? server : server.with(createAuthMiddleware(auth, logger));
-  const withCalls = guarded.with(createCallMiddleware(logger));
+  const names = options.services.map(({ definition }) => definition.fullName);
+  const descriptors = loadDescriptorRegistry();
+  const withCalls = guarded.with(createCallMiddleware(logger, compileRequestBounds(descriptors, names)));
+  const wireBounds = compileWireBounds(descriptors, names);
   for (const { definition, implementation } of options.services) {
-    withCalls.add(withTolerantDecoding(definition), implementation);
+    withCalls.add(withTolerantDecoding(definition, wireBounds), implementation);
   }
   const health = HealthState();
   guarded.add(HealthDefinition, HealthServiceImpl(health));
-  const names = options.services.map(({ definition }) => definition.fullName);
   addReflection(guarded, names);
 
   let shared: SharedPortListener | undefined;
@@ -107,12 +121,33 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     port = shared.port;
   }
 
+  // Readiness of the hosted services: the owner's verdict (setServing) and every required peer answering.
+  // "" is liveness: SERVING while the process runs, so an orchestrator does not restart it for a peer's outage.
   let closing: Promise<void> | undefined;
-  const setServing = (serving: boolean) => {
+  let ownServing = options.serving ?? true;
+  let peersHealthy = true;
+  const applyHealth = () => {
     if (closing !== undefined) return;
-    for (const name of ["", ...names]) health.setStatus(serving ? "healthy" : "unhealthy", name);
+    health.setStatus("healthy", "");
+    for (const name of names) health.setStatus(ownServing && peersHealthy ? "healthy" : "unhealthy", name);
   };
-  setServing(options.serving ?? true);
+  const setServing = (serving: boolean) => {
+    ownServing = serving;
+    applyHealth();
+  };
+  applyHealth();
+  const peerIntervalMs = options.peerHealthIntervalMs ?? DEFAULT_PEER_HEALTH_INTERVAL_MS;
+  const peerWatch =
+    (options.requiredPeers ?? []).length > 0 && peerIntervalMs > 0
+      ? watchPeerHealth(options.requiredPeers ?? [], {
+          intervalMs: peerIntervalMs,
+          logger,
+          onChange: (unhealthy) => {
+            peersHealthy = unhealthy.length === 0;
+            applyHealth();
+          },
+        })
+      : undefined;
   const address = `${options.host}:${port}`;
   logger.info(
     {
@@ -128,6 +163,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
 
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      peerWatch?.stop();
       for (const name of ["", ...names]) health.setStatus("unhealthy", name);
       const graceMs = options.shutdownGraceMs ?? 10_000;
       let timer: NodeJS.Timeout | undefined;

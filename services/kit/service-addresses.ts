@@ -1,4 +1,6 @@
+import { DEFAULT_PEER_DEADLINE_MS } from "./call-deadline.js";
 import { type ConfigKey, checkPort } from "./config-schema.js";
+import { DEFAULT_PEER_HEALTH_INTERVAL_MS } from "./peer-health.js";
 
 /** The six services and their default ports (DESIGN.md: 8100 is the reference model server's port). */
 export const DEFAULT_PORTS = {
@@ -44,6 +46,27 @@ export function peerAddressKey(service: ServiceName): ConfigKey<string> {
     description: `host:port of the ${service} service, for services that call it.`,
   };
 }
+
+/** `--peer-deadline-ms`: the deadline of each unary call a service makes to a peer. */
+export const peerDeadlineKey: ConfigKey<number> = {
+  type: "integer",
+  default: DEFAULT_PEER_DEADLINE_MS,
+  env: "KEPLER_MODEL_PEER_DEADLINE_MS",
+  flag: "peer-deadline-ms",
+  description: "Deadline in ms of each unary call to a peer service (a wedged peer then fails the call with DEADLINE_EXCEEDED).",
+  check: (value) => (Number.isInteger(value) && value >= 100 ? undefined : `expected at least 100 ms, got ${value}`),
+};
+
+/** `--peer-health-interval-ms`: how often a service checks that its required peers answer health. */
+export const peerHealthIntervalKey: ConfigKey<number> = {
+  type: "integer",
+  default: DEFAULT_PEER_HEALTH_INTERVAL_MS,
+  env: "KEPLER_MODEL_PEER_HEALTH_INTERVAL_MS",
+  flag: "peer-health-interval-ms",
+  description:
+    "ms between health checks of a service's required peers; while one does not answer, the service's own gRPC health status (readiness) is NOT_SERVING. 0 turns the checks off.",
+  check: (value) => (Number.isInteger(value) && value >= 0 ? undefined : `expected 0 or more ms, got ${value}`),
+};
 
 /** Log settings shared by every service. */
 export const logLevelKey: ConfigKey<string> = {

@@ -11,15 +11,25 @@ import { WasmKernelError } from "../../wasm-core/src/index.js";
 import type { Logger } from "./logger.js";
 
 /**
+ * Longest status message we send, in characters. grpc-js never delivers a status whose message makes
+ * the trailers exceed HTTP/2's header limit (about 64 KiB), and the connection then stops answering,
+ * so a message that lists client input must never grow with it.
+ */
+export const MAX_STATUS_MESSAGE_CHARS = 4096;
+
+/**
  * The one place domain failures become gRPC status. Only ServerError crosses the wire: anything
- * unexpected is INTERNAL with a fixed message, and its full error and stack go to the log.
+ * unexpected is INTERNAL with a fixed message, and its full error and stack go to the log. Every
+ * message is cut to MAX_STATUS_MESSAGE_CHARS.
  */
 export function toServerError(error: unknown, logger: Logger): ServerError | unknown {
-  if (error instanceof ServerError || isAbortError(error)) return error;
+  if (isAbortError(error)) return error;
+  if (error instanceof ServerError) return boundedStatus(error);
   const mapped = mapKnown(error);
   if (mapped !== undefined) {
-    logger.warn({ code: Status[mapped.code], details: mapped.details }, "request failed");
-    return mapped;
+    const bounded = boundedStatus(mapped);
+    logger.warn({ code: Status[bounded.code], details: bounded.details }, "request failed");
+    return bounded;
   }
   logger.error({ err: error }, "unexpected error");
   return new ServerError(Status.INTERNAL, "internal error; the server log has the details");
@@ -34,4 +44,11 @@ function mapKnown(error: unknown): ServerError | undefined {
   // A kernel refusing its input (singular matrix, NaN) is a property of the data the client sent.
   if (error instanceof WasmKernelError) return new ServerError(Status.INVALID_ARGUMENT, error.message);
   return undefined;
+}
+
+/** The error itself when its message is short enough, else the same code with the message cut and marked. */
+export function boundedStatus(error: ServerError): ServerError {
+  if (error.details.length <= MAX_STATUS_MESSAGE_CHARS) return error;
+  const note = ` ... [cut: ${error.details.length} characters]`;
+  return new ServerError(error.code, error.details.slice(0, MAX_STATUS_MESSAGE_CHARS - note.length) + note);
 }

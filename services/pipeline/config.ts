@@ -1,5 +1,5 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
 
 /** Settings of the pipeline service: every key has a type, default, env var, flag and description. */
@@ -11,6 +11,8 @@ export const pipelineConfigSchema = {
   isolatorAddress: peerAddressKey("isolator"),
   trainerAddress: peerAddressKey("trainer"),
   ...securityConfigSchema,
+  peerDeadlineMs: peerDeadlineKey,
+  peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;
 
 export type PipelineConfig = ConfigOf<typeof pipelineConfigSchema>;

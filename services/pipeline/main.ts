@@ -17,11 +17,12 @@ import { createPipelineService } from "./server.js";
 /** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
 export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
+  const bounds = { deadlineMs: config.peerDeadlineMs };
   const clients = {
-    registry: createRegistryClient(config.registryAddress, peer),
-    extractor: createExtractorClient(config.extractorAddress, peer),
-    isolator: createIsolatorClient(config.isolatorAddress, peer),
-    trainer: createTrainerClient(config.trainerAddress, peer),
+    registry: createRegistryClient(config.registryAddress, peer, bounds),
+    extractor: createExtractorClient(config.extractorAddress, peer, bounds),
+    isolator: createIsolatorClient(config.isolatorAddress, peer, bounds),
+    trainer: createTrainerClient(config.trainerAddress, peer, bounds),
   };
   const closePeers = () => {
     for (const client of Object.values(clients)) client.close();
@@ -39,6 +40,8 @@ export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      requiredPeers: Object.entries(clients).map(([name, client]) => ({ name, channel: client.channel })),
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: PipelineServiceDefinition,

@@ -5,12 +5,12 @@ import { createPrometheusClient, splitRange } from "./prometheus-client.js";
 describe("splitRange", () => {
   it("keeps a window of at most N points whole", () => {
     // (561 / 3) + 1 = 188 points
-    expect(splitRange(1000, 1561, 3)).toEqual([[1000, 1561]]);
+    expect([...splitRange(1000, 1561, 3)]).toEqual([[1000, 1561]]);
   });
 
   it("splits 25,001 points at 11,000 into 11,000 + 11,000 + 3,001 on the original step grid", () => {
     // 25,001 points at 1 s: steps 0..25000
-    expect(splitRange(0, 25_000, 1)).toEqual([
+    expect([...splitRange(0, 25_000, 1)]).toEqual([
       [0, 10_999],
       [11_000, 21_999],
       [22_000, 25_000],
@@ -18,15 +18,29 @@ describe("splitRange", () => {
   });
 
   it("drops a partial last step as Prometheus does (end not on the grid)", () => {
-    expect(splitRange(0, 10, 3, 2)).toEqual([
+    expect([...splitRange(0, 10, 3, 2)]).toEqual([
       [0, 3],
       [6, 9],
     ]);
   });
 
   it("refuses a non-positive step and an inverted window", () => {
-    expect(() => splitRange(0, 10, 0)).toThrow(new InvalidInputError("window.step_seconds", "must be positive, got 0"));
-    expect(() => splitRange(10, 0, 1)).toThrow(new InvalidInputError("window", "end 0 is before start 10"));
+    expect(() => [...splitRange(0, 10, 0)]).toThrow(new InvalidInputError("window.step_seconds", "must be positive, got 0"));
+    expect(() => [...splitRange(10, 0, 1)]).toThrow(new InvalidInputError("window", "end 0 is before start 10"));
+  });
+
+  it("refuses a step under 1 ms and a window of more than 2,816,000 points, before planning any query", () => {
+    // The request: a 1e-6 s step once precomputed 90.9 M sub-ranges and exhausted the heap.
+    expect(() => splitRange(0, 1000, 1e-6).next()).toThrow(
+      new InvalidInputError("window.step_seconds", "must be at least 0.001 s, got 0.000001"),
+    );
+    expect(() => splitRange(0, 2_816_000, 1).next()).toThrow(
+      new InvalidInputError(
+        "window",
+        "2816000 s at a 1 s step is 2816001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
+      ),
+    );
+    expect([...splitRange(0, 2_815_999, 1)]).toHaveLength(256);
   });
 });
 

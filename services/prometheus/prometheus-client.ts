@@ -2,15 +2,15 @@
 // timeout on every request and the 11,000-points-per-series limit of query_range respected by
 // splitting long windows.
 import { InvalidInputError, UnavailableError } from "../domain/errors.js";
+import { assertWindowBounds, MAX_POINTS_PER_SERIES } from "./window-bounds.js";
+
+export { MAX_POINTS_PER_SERIES } from "./window-bounds.js";
 
 /** One series of a range query: labels and `[unix_seconds, "value"]` samples, as Prometheus returns them. */
 export interface RangeSeries {
   readonly metric: Record<string, string>;
   readonly values: Array<[number, string]>;
 }
-
-/** Prometheus refuses query_range when a series would have more points than this. */
-export const MAX_POINTS_PER_SERIES = 11_000;
 
 export interface PrometheusClientOptions {
   /** Base URL of the server, e.g. `http://127.0.0.1:9090`. */
@@ -58,7 +58,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       return data as string[];
     },
     async queryRange(query, startSeconds, endSeconds, stepSeconds) {
-      assertWindow(startSeconds, endSeconds, stepSeconds);
+      assertWindowBounds({ startSeconds, endSeconds, stepSeconds }, "window");
       const merged = new Map<string, RangeSeries>();
       for (const [start, end] of splitRange(startSeconds, endSeconds, stepSeconds, maxPoints)) {
         const params = new URLSearchParams({ query, start: String(start), end: String(end), step: String(stepSeconds) });
@@ -81,29 +81,21 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
 
 /**
  * Sub-ranges of [start, end] with at most `maxPoints` evaluation steps each, aligned on the original
- * grid start + i * step and not overlapping, so merged series have each step once.
+ * grid start + i * step and not overlapping, so merged series have each step once. Produced one at a
+ * time, after the window passed its bounds.
  */
-export function splitRange(
+export function* splitRange(
   startSeconds: number,
   endSeconds: number,
   stepSeconds: number,
   maxPoints = MAX_POINTS_PER_SERIES,
-): Array<[number, number]> {
-  assertWindow(startSeconds, endSeconds, stepSeconds);
+): Generator<[number, number]> {
+  assertWindowBounds({ startSeconds, endSeconds, stepSeconds }, "window");
   const totalSteps = Math.floor((endSeconds - startSeconds) / stepSeconds);
-  const ranges: Array<[number, number]> = [];
   for (let first = 0; first <= totalSteps; first += maxPoints) {
     const last = Math.min(totalSteps, first + maxPoints - 1);
-    ranges.push([startSeconds + first * stepSeconds, startSeconds + last * stepSeconds]);
+    yield [startSeconds + first * stepSeconds, startSeconds + last * stepSeconds];
   }
-  return ranges;
-}
-
-function assertWindow(startSeconds: number, endSeconds: number, stepSeconds: number): void {
-  if (!Number.isFinite(startSeconds) || !Number.isFinite(endSeconds))
-    throw new InvalidInputError("window", "start and end must be finite Unix times");
-  if (!(stepSeconds > 0)) throw new InvalidInputError("window.step_seconds", `must be positive, got ${stepSeconds}`);
-  if (endSeconds < startSeconds) throw new InvalidInputError("window", `end ${endSeconds} is before start ${startSeconds}`);
 }
 
 function shapeOf(value: unknown): string {

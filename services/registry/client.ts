@@ -1,8 +1,12 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 import type { PeerConnection } from "../kit/peer-connection.js";
 
 /** A typed client for the registry service at host:port. */
-export function createRegistryClient(address: string, connection?: PeerConnection): PeerClient<typeof RegistryServiceDefinition> {
-  return createPeerClient(RegistryServiceDefinition, address, connection);
+export function createRegistryClient(
+  address: string,
+  connection?: PeerConnection,
+  options: PeerClientOptions = {},
+): PeerClient<typeof RegistryServiceDefinition> {
+  return createPeerClient(RegistryServiceDefinition, address, connection, options);
 }

@@ -271,9 +271,8 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
     },
 
     async listPipelineMetadata(request) {
-      const pipelines = store
-        .pipelines()
-        .filter((p) => request.pipelineNames.length === 0 || request.pipelineNames.includes(p.name));
+      const wanted = new Set(request.pipelineNames);
+      const pipelines = store.pipelines().filter((p) => wanted.size === 0 || wanted.has(p.name));
       return { pipelines: pipelines.map(pipelineToProto) };
     },
 

@@ -1,8 +1,12 @@
 import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_service.js";
-import { type PeerClient, createPeerClient } from "../kit/grpc-client.js";
+import { type PeerClient, type PeerClientOptions, createPeerClient } from "../kit/grpc-client.js";
 import type { PeerConnection } from "../kit/peer-connection.js";
 
 /** A typed client for the trainer service at host:port. */
-export function createTrainerClient(address: string, connection?: PeerConnection): PeerClient<typeof TrainerServiceDefinition> {
-  return createPeerClient(TrainerServiceDefinition, address, connection);
+export function createTrainerClient(
+  address: string,
+  connection?: PeerConnection,
+  options: PeerClientOptions = {},
+): PeerClient<typeof TrainerServiceDefinition> {
+  return createPeerClient(TrainerServiceDefinition, address, connection, options);
 }

@@ -1,6 +1,6 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { modelPathKey } from "../kit/model-path-key.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
 
 /** Settings of the trainer service: every key has a type, default, env var, flag and description. */
@@ -14,6 +14,8 @@ export const trainerConfigSchema = {
   },
   modelPath: modelPathKey,
   ...securityConfigSchema,
+  peerDeadlineMs: peerDeadlineKey,
+  peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;
 
 export type TrainerConfig = ConfigOf<typeof trainerConfigSchema>;

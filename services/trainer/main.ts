@@ -17,7 +17,9 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
   const registry =
     config.registryAddress === ""
       ? undefined
-      : createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)));
+      : createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)), {
+          deadlineMs: config.peerDeadlineMs,
+        });
   try {
     const server = await startGrpcServer({
       serviceName: "trainer",
@@ -25,6 +27,8 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      requiredPeers: registry === undefined ? [] : [{ name: "registry", channel: registry.channel }],
+      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: TrainerServiceDefinition,

@@ -352,6 +352,7 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     const online = new OnlinePipelines({
       run: (options, gate, signal) => runPipelineOnce(options, { peers, signal }, gate),
       nowSeconds: () => nowSeconds,
+      minIntervalSeconds: 0.01,
     });
     try {
       const started = online.start({

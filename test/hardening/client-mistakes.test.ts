@@ -27,6 +27,7 @@ import { createZip } from "../../services/models/index.js";
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { startPipeline } from "../../services/pipeline/main.js";
+import { readPipelineConfig } from "../../services/pipeline/config.js";
 
 const LONG = "p".repeat(300);
 const LONG_REASON = `"${"p".repeat(40)}..." has 300 characters; at most 128 are accepted`;
@@ -56,6 +57,7 @@ beforeAll(async () => {
   // Its peers are never reached: options are checked first.
   pipelineHandle = await startPipeline(
     {
+      ...readPipelineConfig({}),
       host: "127.0.0.1",
       port: 0,
       registryAddress: registryHandle.address,

@@ -50,7 +50,14 @@ beforeAll(async () => {
     },
   );
   estimatorHandle = await startEstimator(
-    { host: "127.0.0.1", port: 0, registryAddress: registryHandle.address, machineSpecFile: "", estimatorSocket: "" },
+    {
+      host: "127.0.0.1",
+      port: 0,
+      registryAddress: registryHandle.address,
+      machineSpecFile: "",
+      estimatorSocket: "",
+      registryDeadlineMs: 5000,
+    },
     { logger: silentLogger() },
   );
 }, 120_000);

@@ -105,7 +105,9 @@ describe("the shared HTTP/gRPC port", () => {
       expect(await bare.text()).toContain("bearer token");
       const unknown = await fetch(`http://${handle.address}/best-models`, { headers: { Authorization: "Bearer nope" } });
       expect(unknown.status).toBe(401);
-      const ok = await fetch(`http://${handle.address}/best-models`, { headers: { Authorization: "Bearer read-secret-0123456789" } });
+      const ok = await fetch(`http://${handle.address}/best-models`, {
+        headers: { Authorization: "Bearer read-secret-0123456789" },
+      });
       expect(ok.status).toBe(200);
     } finally {
       await handle.close();

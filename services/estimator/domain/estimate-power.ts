@@ -3,6 +3,7 @@
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { componentsOf } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
+import { listText } from "../../domain/list-text.js";
 import { F64Buffer, firstNonFinite, gatherFeatureColumns } from "../../../wasm-core/src/index.js";
 import type { LoadedModel, MachineDescription, ModelQuery } from "./loaded-model.js";
 import type { ModelCache } from "./model-cache.js";
@@ -113,11 +114,13 @@ export class Estimator<P> {
         );
       }
       const columns = model.predictor.inputFeatures(input.featureNames);
-      const indices = columns.map((feature) => input.featureNames.indexOf(feature));
+      // One map instead of an indexOf per column: linear in the request's features, whatever the model.
+      const position = new Map(input.featureNames.map((name, i) => [name, i]));
+      const indices = columns.map((feature) => position.get(feature) ?? -1);
       const missing = columns.filter((_, i) => indices[i] === -1);
       if (missing.length > 0) {
         throw new FailedPreconditionError(
-          `model ${model.modelName} needs [${columns.join(", ")}]; feature_names lacks [${missing.join(", ")}]`,
+          `model ${model.modelName} needs ${listText(columns)}; feature_names lacks ${listText(missing)}`,
         );
       }
       const x = gatherFeatureColumns(rows, input.rowCount, input.featureNames.length, indices);

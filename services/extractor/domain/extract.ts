@@ -177,7 +177,8 @@ function assemble(rows: GatheredRows, columnNames: string[], hasPackageRatio: bo
 // the first 29 rows.
 function smooth(table: DataTable, columns: readonly string[], notices: string[]): DataTable {
   const n = table.rowCount;
-  const indices = columns.map((column) => table.columnNames.indexOf(column));
+  const position = new Map(table.columnNames.map((name, i) => [name, i]));
+  const indices = columns.map((column) => position.get(column) ?? -1);
   const rolled = rollingMeanColumns(table.values, n, indices, SMOOTH_WINDOW);
   const start = Math.min(n, SMOOTH_WINDOW - 1);
   const kept = n - start;

@@ -2,6 +2,8 @@
 // each repeats a run against a live Prometheus every interval, reading the last `lookback` seconds, and
 // trains only when the newest sample is newer than the one the last training run saw.
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
+import { DEFAULT_STEP_SECONDS } from "../../prometheus/query-window.js";
+import { assertWindowBounds } from "../../prometheus/window-bounds.js";
 import type { PipelineRunOptions } from "./pipeline-options.js";
 import type { PrometheusWindowSpec } from "./pipeline-peers.js";
 import type { PipelineRunSummary, RunGate } from "./run-pipeline.js";
@@ -36,6 +38,8 @@ export interface OnlinePipelinesDeps {
   run(options: PipelineRunOptions, gate: RunGate, signal: AbortSignal): Promise<PipelineRunSummary>;
   nowSeconds?: () => number;
   logger?: { warn(fields: object, message: string): void };
+  /** Shortest interval accepted; MIN_ONLINE_SECONDS unless a test needs fast repeats. */
+  minIntervalSeconds?: number;
 }
 
 /** Starting a pipeline that already runs online. */
@@ -44,6 +48,16 @@ export class OnlinePipelineConflictError extends Error {
 }
 
 const DEFAULT_INTERVAL_SECONDS = 300;
+/** Shortest interval and lookback: each run queries Prometheus and trains, which takes seconds. */
+export const MIN_ONLINE_SECONDS = 10;
+/** Longest interval and lookback (7 days); also keeps the timer below setTimeout's 2^31 ms, past which it fires at once. */
+export const MAX_ONLINE_SECONDS = 7 * 24 * 3600;
+
+// 0 (the default) is resolved before this check.
+function assertSecondsWithin(field: string, seconds: number, minSeconds: number): void {
+  if (!(seconds >= minSeconds && seconds <= MAX_ONLINE_SECONDS))
+    throw new InvalidInputError(field, `must be 0 (the default) or ${minSeconds} .. ${MAX_ONLINE_SECONDS} s, got ${seconds}`);
+}
 
 interface Entry {
   status: OnlinePipelineStatus;
@@ -82,12 +96,13 @@ export class OnlinePipelines {
     const name = spec.options.pipelineName;
     if (this.entries.get(name)?.status.running === true)
       throw new OnlinePipelineConflictError(`pipeline "${name}" already runs online: stop it first`);
-    if (!(spec.intervalSeconds >= 0))
-      throw new InvalidInputError("interval_seconds", `must not be negative, got ${spec.intervalSeconds}`);
-    if (!(spec.lookbackSeconds >= 0))
-      throw new InvalidInputError("lookback_seconds", `must not be negative, got ${spec.lookbackSeconds}`);
     const intervalSeconds = spec.intervalSeconds === 0 ? DEFAULT_INTERVAL_SECONDS : spec.intervalSeconds;
     const lookbackSeconds = spec.lookbackSeconds === 0 ? intervalSeconds : spec.lookbackSeconds;
+    const minSeconds = this.deps.minIntervalSeconds ?? MIN_ONLINE_SECONDS;
+    assertSecondsWithin("interval_seconds", intervalSeconds, minSeconds);
+    assertSecondsWithin("lookback_seconds", lookbackSeconds, minSeconds);
+    const stepSeconds = spec.options.window.stepSeconds === 0 ? DEFAULT_STEP_SECONDS : spec.options.window.stepSeconds;
+    assertWindowBounds({ startSeconds: 0, endSeconds: lookbackSeconds, stepSeconds }, "options.window");
     const entry: Entry = {
       status: {
         pipelineName: name,

@@ -55,7 +55,8 @@ export function passesModelFilter(metadata: Readonly<Record<string, unknown>>, f
   return filter.conditions.every((condition) => {
     if (condition.kind === "features") {
       const features = Array.isArray(metadata.features) ? (metadata.features as unknown[]).map(String) : [];
-      return features.every((feature) => condition.features.includes(feature));
+      const allowed = new Set(condition.features);
+      return features.every((feature) => allowed.has(feature));
     }
     const value = metadata[condition.key];
     if (typeof value !== "number" || !Number.isFinite(value)) return false;

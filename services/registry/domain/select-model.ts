@@ -4,6 +4,7 @@
 // that is not whatever the feature group, and the choice is explained (docs/deviations.md).
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError, NotFoundError } from "../../domain/errors.js";
+import { listText } from "../../domain/list-text.js";
 import { FEATURE_GROUP_NAMES } from "../../domain/feature-groups.js";
 import type { OutputTypeName } from "../../models/index.js";
 import { coveredFeatureGroups, coveredModels } from "./covered-groups.js";
@@ -160,7 +161,7 @@ function describeMatch(match: NodeTypeMatchInfo): string {
 }
 
 function list(items: readonly string[]): string {
-  return `[${items.join(", ")}]`;
+  return listText(items);
 }
 
 // Explains a failed selection: which features the closest model needs, or which condition excluded the rest.

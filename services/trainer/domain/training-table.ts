@@ -3,6 +3,7 @@
 import { columnStats, type Matrix } from "../../../wasm-core/src/index.js";
 import { type DataTable, findColumn, getColumn } from "../../domain/data-table.js";
 import { InvalidInputError } from "../../domain/errors.js";
+import { joinCapped } from "../../domain/list-text.js";
 import { powerColumn } from "../../domain/energy-sources.js";
 
 /** The reference's node-type column. */
@@ -42,7 +43,10 @@ function columnsMatrix(table: DataTable, names: readonly string[], role: string)
   const values = new Float64Array(table.rowCount * names.length);
   names.forEach((name, j) => {
     if (findColumn(table, name) < 0) {
-      throw new InvalidInputError("table.column_names", `missing ${role} column ${name} (have: ${table.columnNames.join(", ")})`);
+      throw new InvalidInputError(
+        "table.column_names",
+        `missing ${role} column ${name} (have: ${joinCapped(table.columnNames)})`,
+      );
     }
     values.set(getColumn(table, name), j * table.rowCount);
   });

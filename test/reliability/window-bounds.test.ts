@@ -1,0 +1,142 @@
+// Issue 17's window requests over real gRPC, against the extractor and the pipeline in one process
+// (the mesh launcher, temporary MODEL_PATH). Nothing listens at the Prometheus address: every request
+// here must be refused before anything is planned or contacted.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClientError, Status } from "nice-grpc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createExtractorClient } from "../../services/extractor/client.js";
+import type { PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
+import { silentLogger } from "../../services/kit/logger.js";
+import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
+import { createPipelineClient } from "../../services/pipeline/client.js";
+
+const PORTS = Object.fromEntries(
+  ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
+);
+
+let dir: string;
+let mesh: MeshHandle;
+let extractor: ReturnType<typeof createExtractorClient>;
+let pipeline: ReturnType<typeof createPipelineClient>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "window-bounds-"));
+  mesh = await startMesh({ logger: silentLogger(), flags: { ...PORTS, "model-path": dir, "registry-rescan-ms": "0" } });
+  const addressOf = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
+  extractor = createExtractorClient(addressOf("extractor"));
+  pipeline = createPipelineClient(addressOf("pipeline"));
+});
+afterAll(async () => {
+  extractor?.close();
+  pipeline?.close();
+  await mesh?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function window(extra: Partial<PrometheusWindow>): PrometheusWindow {
+  return {
+    baseUrl: "http://127.0.0.1:1",
+    startTimeSeconds: 1_700_000_000,
+    endTimeSeconds: 1_700_001_000,
+    stepSeconds: 3,
+    thirdPartyMetricNames: [],
+    metricPrefix: "",
+    ...extra,
+  };
+}
+
+async function refusal(call: () => Promise<unknown>): Promise<ClientError> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof ClientError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to be refused");
+}
+
+const drain = async (stream: AsyncIterable<unknown>) => {
+  for await (const _ of stream) void _;
+};
+
+describe("windows, steps and intervals", () => {
+  it("refuses QueryPrometheus with a 1e-6 s step (it once precomputed 90.9 M sub-ranges)", async () => {
+    const error = await refusal(() => drain(extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })));
+    expect(error.code).toBe(Status.INVALID_ARGUMENT);
+    expect(error.details).toBe("window.step_seconds: must be at least 0.001 s, got 0.000001");
+  });
+
+  it("refuses a window of more points than 256 query_range requests can carry", async () => {
+    const long = window({ startTimeSeconds: 1_700_000_000, endTimeSeconds: 1_700_000_000 + 40 * 86_400, stepSeconds: 1 });
+    const error = await refusal(() => drain(extractor.client.queryPrometheus({ window: long })));
+    expect(error.code).toBe(Status.INVALID_ARGUMENT);
+    expect(error.details).toBe(
+      "window: 3456000 s at a 1 s step is 3456001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
+    );
+    const extract = await refusal(() =>
+      drain(
+        extractor.client.extractFromPrometheus({
+          window: long,
+          options: {
+            energySource: "rapl-sysfs",
+            featureGroup: "BPFOnly",
+            level: 1,
+            extractor: 0,
+            nodeType: 0,
+            useVmMetrics: false,
+            thirdPartyMetricNames: [],
+          },
+        }),
+      ),
+    );
+    expect(extract.code).toBe(Status.INVALID_ARGUMENT);
+    expect(extract.details).toMatch(/^window: 3456000 s at a 1 s step/);
+  });
+
+  for (const [intervalSeconds, why] of [
+    [0.001, "a 1 ms interval"],
+    [1e10, "1e10 s (which overflowed setTimeout to 1 ms)"],
+  ] as const) {
+    it(`refuses an online pipeline with ${why}`, async () => {
+      const error = await refusal(() =>
+        pipeline.client.startOnlinePipeline({
+          options: {
+            pipelineName: "bounds_online",
+            energySources: ["rapl-sysfs"],
+            featureGroups: ["BPFOnly"],
+            absTrainerNames: ["LinearRegressionTrainer"],
+            window: window({ startTimeSeconds: 0, endTimeSeconds: 0 }),
+          },
+          intervalSeconds,
+          lookbackSeconds: 0,
+        }),
+      );
+      expect(error.code).toBe(Status.INVALID_ARGUMENT);
+      expect(error.details).toBe(`interval_seconds: must be 0 (the default) or 10 .. 604800 s, got ${intervalSeconds}`);
+    });
+  }
+
+  it("refuses an online lookback whose window has too many points at its step", async () => {
+    const error = await refusal(() =>
+      pipeline.client.startOnlinePipeline({
+        options: {
+          pipelineName: "bounds_online",
+          energySources: ["rapl-sysfs"],
+          featureGroups: ["BPFOnly"],
+          absTrainerNames: ["LinearRegressionTrainer"],
+          window: window({ startTimeSeconds: 0, endTimeSeconds: 0, stepSeconds: 0.1 }),
+        },
+        intervalSeconds: 600,
+        lookbackSeconds: 604_800,
+      }),
+    );
+    expect(error.code).toBe(Status.INVALID_ARGUMENT);
+    expect(error.details).toBe(
+      "options.window: 604800 s at a 0.1 s step is 6048001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
+    );
+    const { onlinePipelines } = await pipeline.client.listPipelines({});
+    expect(onlinePipelines).toEqual([]);
+  });
+});
