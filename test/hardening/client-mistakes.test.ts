@@ -29,8 +29,11 @@ import { createPipelineClient } from "../../services/pipeline/client.js";
 import { startPipeline } from "../../services/pipeline/main.js";
 import { readPipelineConfig } from "../../services/pipeline/config.js";
 
-const LONG = "p".repeat(300);
-const LONG_REASON = `"${"p".repeat(40)}..." has 300 characters; at most 128 are accepted`;
+// 200 characters: within the generic 256-character bound on name fields (request bounds, checked first),
+// over the 128 a stored name may have (ENAMETOOLONG at 255 bytes per path segment). A 300-character name
+// is refused by the generic bound ("at most 256 characters allowed"), tested at the end.
+const LONG = "p".repeat(200);
+const LONG_REASON = `"${"p".repeat(40)}..." has 200 characters; at most 128 are accepted`;
 
 let dir: string;
 let registryHandle: ServerHandle;
@@ -117,7 +120,7 @@ const archive = (pipelineName: string, trainerName = "SGDRegressorTrainer") =>
     model: { kind: "linear", components: [{ intercept: 1, coefficients: [2] }] },
   });
 
-describe("300-character names (ENAMETOOLONG before) are INVALID_ARGUMENT naming the field and the bound", () => {
+describe("over-long names (ENAMETOOLONG before) are INVALID_ARGUMENT naming the field and the bound", () => {
   it("PublishModel pipeline_name and model_name", async () => {
     expect(await failure(publishTestArchive(registry, archive(LONG)))).toEqual({
       code: Status.INVALID_ARGUMENT,
@@ -250,5 +253,14 @@ it("ExtractFromPrometheus when the named Prometheus answers a null series", asyn
   expect(await failure(call)).toEqual({
     code: Status.INVALID_ARGUMENT,
     details: `base_url: query_range of kepler_node_platform_joules_total from ${prometheusUrl}: result[0] is null, not a series {"metric": {...}, "values": [...]}`,
+  });
+});
+
+describe("a 300-character name", () => {
+  it("is refused by the generic request bound before any work", async () => {
+    expect(await failure(registry.client.putPipelineMetadata({ pipelineName: "p".repeat(300), metadataJson: "{}" }))).toEqual({
+      code: Status.INVALID_ARGUMENT,
+      details: "pipeline_name: at most 256 characters allowed, got 300",
+    });
   });
 });
