@@ -138,7 +138,8 @@ describe("a newcomer's first minutes: the README quickstart on a fresh clone", (
     expect(commands.slice(1, 3)).toEqual(["npm ci", "npm start"]);
     // The grpcurl line is exactly what `npm start` prints for the default estimator address.
     expect(commands[3]).toBe(grpcurlEstimateCommand("127.0.0.1:8101"));
-    for (const line of commands.slice(4)) expect(line).toMatch(/^npx kepler-model /);
+    for (const line of commands.slice(4))
+      expect(line).toMatch(/^(npx kepler-model |curl -s -X POST http:\/\/127\.0\.0\.1:8100\/model )/);
   });
 
   it("git clone + npm ci: installs and builds the contracts and the WASM core from committed files only", async () => {
@@ -228,8 +229,25 @@ describe("a newcomer's first minutes: the README quickstart on a fresh clone", (
         .slice(1)
         .every((line) => /^default +(rapl-sysfs|acpi) +(AbsPower|DynPower) +Counter\w+ +\w+_0 +[\d.]+ +yes$/.test(line)),
     ).toBe(true);
-    for (const line of commands.slice(4)) expect([estimate, list]).toContain(line);
+    const curl = commands.find((line) => line.startsWith("curl "))!;
+    for (const line of commands.slice(4)) expect([estimate, list, curl]).toContain(line);
   }, 240_000);
+
+  it("the README's curl POST /model (Kepler's regressor request) gets Kepler's weight.json from the registry port", async () => {
+    // curl may be missing on a newcomer's machine; the same request goes through fetch, headers and body as written.
+    const curl = commands.find((line) => line.startsWith("curl "))!;
+    const body = curl.match(/ -d '([^']*)'/)![1]!;
+    const contentType = curl.match(/-H 'Content-Type: ([^']*)'/)![1]!;
+    const response = await fetch(`http://${addresses.get("registry")}/model`, {
+      method: "POST",
+      headers: { "Content-Type": contentType },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const weights = (await response.json()) as Record<string, { All_Weights: { Numerical_Variables: object } }>;
+    expect(Object.keys(weights).sort()).toEqual(["core", "dram", "package", "uncore"]);
+    expect(Object.keys(weights.package!.All_Weights.Numerical_Variables).length).toBeGreaterThan(0);
+  }, 60_000);
 
   it("SIGTERM: the services stop and npm start exits 0", async () => {
     server!.kill("SIGTERM");
