@@ -13,15 +13,21 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/logger.js";
 import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
-import {
-  fetchModelWeights,
-  KEPLER_0712_METRICS,
-  type ModelRequest,
-  type PowerRequest,
-  powerRequestBytes,
-  predictLikeKepler,
-  sidecarCall,
-} from "../support/kepler-collector.js";
+import { keplerPowerRequest, keplerSidecarCall } from "../../services/estimator/testing/kepler-sidecar-client.js";
+import { fetchModelWeights, KEPLER_0712_METRICS, type ModelRequest, predictLikeKepler } from "../support/kepler-collector.js";
+
+/** One sidecar round trip as Kepler makes it; `parsed` is what Kepler's json.Unmarshal of its single read gives. */
+async function sidecarCall(
+  path: string,
+  request: string,
+): Promise<{ raw: string; parsed?: { powers: Record<string, number[]>; msg: string } }> {
+  const { firstRead } = await keplerSidecarCall(path, request);
+  try {
+    return { raw: firstRead, parsed: JSON.parse(firstRead) as { powers: Record<string, number[]>; msg: string } };
+  } catch {
+    return { raw: firstRead };
+  }
+}
 
 const TOLERANCE_W = 1e-6;
 // A busy second of the bundled coremark recording in Kepler 0.7.12's metric order (bpf_cpu_time_ms,
@@ -124,11 +130,10 @@ function expectSameWatts(actual: Record<string, number[]>, expected: Record<stri
 
 describe("Kepler 0.7.12 estimator sidecar over the unix socket", () => {
   it("answers the handshake byte for byte as Kepler sent it in the issue's capture", async () => {
-    const capture = Buffer.from(
-      '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit","bpf_net_tx_irq","bpf_net_rx_irq","bpf_block_irq","cpu_cycles","cpu_instructions","cache_miss"],"values":[[0,0,0,0,0,0,0,0]],"output_type":"AbsPower","source":"intel_rapl","system_features":["cpu_architecture"],"system_values":["unknown"],"trainer_name":"","filter":""}',
-    );
+    const capture =
+      '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit","bpf_net_tx_irq","bpf_net_rx_irq","bpf_block_irq","cpu_cycles","cpu_instructions","cache_miss"],"values":[[0,0,0,0,0,0,0,0]],"output_type":"AbsPower","source":"intel_rapl","system_features":["cpu_architecture"],"system_values":["unknown"],"trainer_name":"","filter":""}';
     const { raw, parsed } = await sidecarCall(socketPath, capture);
-    expect(parsed, raw.toString()).toBeDefined();
+    expect(parsed, raw).toBeDefined();
     expect(parsed!.msg).toBe("");
     const expected = await grpcEstimate({ source: "intel_rapl", outputType: "AbsPower" }, [IDLE_ROW]);
     expectSameWatts(parsed!.powers, expected.powers, CASES[0].components);
@@ -140,18 +145,14 @@ describe("Kepler 0.7.12 estimator sidecar over the unix socket", () => {
       ["idle", IDLE_ROW],
     ] as const) {
       it(`${testCase.source} ${testCase.outputType}, ${label} row: the same watts as gRPC Estimate`, async () => {
-        const request: PowerRequest = {
+        const request = keplerPowerRequest({
           metrics: [...KEPLER_0712_METRICS],
           values: [[...row]],
-          output_type: testCase.outputType,
+          outputType: testCase.outputType,
           source: testCase.source,
-          system_features: ["cpu_architecture"],
-          system_values: ["unknown"],
-          trainer_name: "",
-          filter: "",
-        };
-        const { raw, parsed } = await sidecarCall(socketPath, powerRequestBytes(request));
-        expect(parsed, raw.toString()).toBeDefined();
+        });
+        const { raw, parsed } = await sidecarCall(socketPath, request);
+        expect(parsed, raw).toBeDefined();
         expect(parsed!.msg).toBe("");
         const expected = await grpcEstimate({ source: testCase.source, outputType: testCase.outputType }, [[...row]]);
         expectSameWatts(parsed!.powers, expected.powers, testCase.components);

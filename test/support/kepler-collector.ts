@@ -1,10 +1,8 @@
-// A test stand-in for a Kepler 0.7.12 collector (the same code paths through 0.9.0), written from the
-// wire description in the reference notes (kepler-collector.md §1-2), not from Kepler's source:
-// - the estimator sidecar client: dial the unix socket, one write of the JSON PowerRequest, ONE read of at
-//   most 4096 bytes, unmarshal, close; no deadline of its own (the test adds one so a hang fails fast);
-// - the local regressor: POST /model {weight: true} for weight.json, then Kepler's Go prediction formulas
-//   (linear and the three curve fits) evaluated on the weights it received.
-import { connect } from "node:net";
+// A test stand-in for a Kepler 0.7.12 collector's local regressor (the same code path through 0.9.0),
+// written from the wire description in the reference notes (kepler-collector.md §2), not from Kepler's
+// source: POST /model {weight: true} for weight.json, then Kepler's Go prediction formulas (linear and the
+// three curve fits) evaluated on the weights it received. Its estimator sidecar client is
+// services/estimator/testing/kepler-sidecar-client.ts.
 
 /** Kepler 0.7.12's node feature list, in the order it sends them (both paths). */
 export const KEPLER_0712_METRICS = [
@@ -17,76 +15,6 @@ export const KEPLER_0712_METRICS = [
   "cpu_instructions",
   "cache_miss",
 ] as const;
-
-/** Kepler's sidecar PowerRequest, field order as Go's encoding/json writes the struct. */
-export interface PowerRequest {
-  metrics: string[];
-  values: number[][];
-  output_type: "AbsPower" | "DynPower";
-  source: string;
-  system_features: string[];
-  system_values: string[];
-  trainer_name: string;
-  filter: string;
-}
-
-/** What Kepler unmarshals from the socket (ComponentPowerResponse). */
-export interface ComponentPowerResponse {
-  powers: Record<string, number[]>;
-  msg: string;
-  core_ratio?: number;
-}
-
-/** The PowerRequest bytes Kepler 0.7.12 writes: compact JSON, keys in struct order, no newline. */
-export function powerRequestBytes(request: PowerRequest): Buffer {
-  const ordered: PowerRequest = {
-    metrics: request.metrics,
-    values: request.values,
-    output_type: request.output_type,
-    source: request.source,
-    system_features: request.system_features,
-    system_values: request.system_values,
-    trainer_name: request.trainer_name,
-    filter: request.filter,
-  };
-  return Buffer.from(JSON.stringify(ordered));
-}
-
-/**
- * One sidecar round trip as Kepler does it: the raw bytes of the single read (at most 4096) and their
- * parse. `parsed` is undefined when Kepler's json.Unmarshal would fail on them.
- */
-export async function sidecarCall(
-  socketPath: string,
-  body: Buffer,
-  timeoutMs = 10_000,
-): Promise<{ raw: Buffer; parsed?: ComponentPowerResponse }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer on ${socketPath} within ${timeoutMs} ms (Kepler would hang here)`));
-    }, timeoutMs);
-    socket.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    socket.once("connect", () => socket.write(body));
-    // Go's conn.Read(buf[4096]) returns what has arrived, up to 4096 bytes: the first chunk, cut.
-    socket.once("data", (chunk: Buffer) => {
-      clearTimeout(timer);
-      socket.destroy();
-      const raw = chunk.subarray(0, 4096);
-      let parsed: ComponentPowerResponse | undefined;
-      try {
-        parsed = JSON.parse(raw.toString("utf8")) as ComponentPowerResponse;
-      } catch {
-        parsed = undefined;
-      }
-      resolve({ raw, parsed });
-    });
-  });
-}
 
 /** Kepler's weight.json (ComponentModelWeights, v0.7.12+ struct form). */
 export interface KeplerModelWeights {
