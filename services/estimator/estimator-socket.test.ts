@@ -18,7 +18,13 @@ import { buildTestArchive, publishTestArchive } from "../registry/testing/model-
 import { createEstimatorClient } from "./client.js";
 import { readEstimatorConfig } from "./config.js";
 import { startEstimator } from "./main.js";
-import { KEPLER_READ_BYTES, keplerMilliwatts, keplerPowerRequest, keplerSidecarCall } from "./testing/kepler-sidecar-client.js";
+import {
+  KEPLER_0712_METRICS,
+  KEPLER_READ_BYTES,
+  keplerMilliwatts,
+  keplerPowerRequest,
+  keplerSidecarCall,
+} from "./testing/kepler-sidecar-client.js";
 import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 
@@ -26,16 +32,7 @@ const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.
 // Kepler 0.7.12's sidecar PowerRequest for the idle call, byte for byte (issue 12).
 const KEPLER_0_7_12_IDLE =
   '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit","bpf_net_tx_irq","bpf_net_rx_irq","bpf_block_irq","cpu_cycles","cpu_instructions","cache_miss"],"values":[[0,0,0,0,0,0,0,0]],"output_type":"AbsPower","source":"intel_rapl","system_features":["cpu_architecture"],"system_values":["unknown"],"trainer_name":"","filter":""}';
-const METRICS_0_7_12 = [
-  "bpf_cpu_time_ms",
-  "bpf_page_cache_hit",
-  "bpf_net_tx_irq",
-  "bpf_net_rx_irq",
-  "bpf_block_irq",
-  "cpu_cycles",
-  "cpu_instructions",
-  "cache_miss",
-];
+const METRICS_0_7_12 = [...KEPLER_0712_METRICS];
 const BUSY_ROW = [5210.33, 420, 12, 15.67, 3, 314660758.667, 830713763.667, 12722920.333];
 const COMPONENTS = { intel_rapl: ["package", "core", "uncore", "dram"], acpi: ["platform"] } as const;
 

@@ -4,17 +4,7 @@
 // three curve fits) evaluated on the weights it received. Its estimator sidecar client is
 // services/estimator/testing/kepler-sidecar-client.ts.
 
-/** Kepler 0.7.12's node feature list, in the order it sends them (both paths). */
-export const KEPLER_0712_METRICS = [
-  "bpf_cpu_time_ms",
-  "bpf_page_cache_hit",
-  "bpf_net_tx_irq",
-  "bpf_net_rx_irq",
-  "bpf_block_irq",
-  "cpu_cycles",
-  "cpu_instructions",
-  "cache_miss",
-] as const;
+export { KEPLER_0712_METRICS } from "../../services/estimator/testing/kepler-sidecar-client.js";
 
 /** Kepler's weight.json (ComponentModelWeights, v0.7.12+ struct form). */
 export interface KeplerModelWeights {

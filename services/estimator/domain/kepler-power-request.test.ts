@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./kepler-power-request.js";
+import { KEPLER_0712_METRICS } from "../testing/kepler-sidecar-client.js";
 
 // Kepler 0.7.12's sidecar PowerRequest, byte for byte (issue 12).
 const KEPLER_0_7_12 =
@@ -19,16 +20,7 @@ describe("decodeKeplerPowerRequest", () => {
     expect(decodeKeplerPowerRequest(JSON.parse(KEPLER_0_7_12))).toEqual({
       powersAsList: false,
       input: {
-        featureNames: [
-          "bpf_cpu_time_ms",
-          "bpf_page_cache_hit",
-          "bpf_net_tx_irq",
-          "bpf_net_rx_irq",
-          "bpf_block_irq",
-          "cpu_cycles",
-          "cpu_instructions",
-          "cache_miss",
-        ],
+        featureNames: [...KEPLER_0712_METRICS],
         rowCount: 1,
         values: { kind: "list", list: [0, 0, 0, 0, 0, 0, 0, 0] },
         outputType: "AbsPower",

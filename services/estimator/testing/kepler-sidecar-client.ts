@@ -4,6 +4,18 @@
 // single read would have seen the whole response.
 import { connect } from "node:net";
 
+/** Kepler 0.7.12's node feature list, in the order it sends them (sidecar and regressor alike). */
+export const KEPLER_0712_METRICS = [
+  "bpf_cpu_time_ms",
+  "bpf_page_cache_hit",
+  "bpf_net_tx_irq",
+  "bpf_net_rx_irq",
+  "bpf_block_irq",
+  "cpu_cycles",
+  "cpu_instructions",
+  "cache_miss",
+] as const;
+
 /** Go's `buf := make([]byte, 4096)`. */
 export const KEPLER_READ_BYTES = 4096;
 
