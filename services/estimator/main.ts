@@ -86,6 +86,7 @@ export async function startEstimator(
   await Promise.race([watch.firstAttempt, new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_START_WAIT_MS)))]);
   clearTimeout(timer);
   let socket: EstimatorSocketHandle | undefined;
+  const closing = new AbortController();
   try {
     grpc = await startGrpcServer({
       serviceName: "estimator",
@@ -94,7 +95,12 @@ export async function startEstimator(
       logger: deps.logger,
       serving: isReady(),
       security: securityOf(config),
-      services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
+      services: [
+        {
+          definition: EstimatorServiceDefinition,
+          implementation: createEstimatorService({ estimator, logger, closing: closing.signal }),
+        },
+      ],
     });
     if (config.estimatorSocket !== "") {
       socket = await startEstimatorSocket({
@@ -117,6 +123,7 @@ export async function startEstimator(
     address: handle.address,
     port: handle.port,
     async close() {
+      closing.abort();
       watch.stop();
       await socket?.close();
       await handle.close();
