@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
 import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
@@ -87,6 +88,8 @@ export async function startEstimator(
   clearTimeout(timer);
   let socket: EstimatorSocketHandle | undefined;
   const closing = new AbortController();
+  // Every open EstimateStream listens for the close: as many listeners as streams, by design.
+  setMaxListeners(Number.POSITIVE_INFINITY, closing.signal);
   try {
     grpc = await startGrpcServer({
       serviceName: "estimator",

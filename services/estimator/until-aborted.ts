@@ -4,20 +4,22 @@
  * (e.g. on shutdown) instead of waiting for a client that never stops sending.
  */
 export async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  if (signal.aborted) return;
   const iterator = source[Symbol.asyncIterator]();
-  let onAbort = () => {};
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    while (!signal.aborted) {
-      const next = await Promise.race([iterator.next(), aborted]);
-      if (next === undefined || next.done === true) return;
-      yield next.value;
+  while (!signal.aborted) {
+    // A fresh abort promise per item: racing every item against one long-lived pending promise would
+    // keep a reaction (and the item it resolved with) per item alive for the life of the stream.
+    let onAbort = () => {};
+    const aborted = new Promise<undefined>((resolve) => {
+      onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    let next: IteratorResult<T> | undefined;
+    try {
+      next = await Promise.race([iterator.next(), aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
+    if (next === undefined || next.done === true) return;
+    yield next.value;
   }
 }
