@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { untilAborted } from "./until-aborted.js";
 
@@ -55,5 +57,30 @@ describe("untilAborted", () => {
     }
     for (let i = 0; i < 3; i++) for await (const _ of untilAborted(finite(), abort.signal));
     expect(listeners).toBe(0);
+  });
+
+  it("keeps no consumed item alive while the stream stays open (a soak leaked every item before)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const refs: Array<WeakRef<object>> = [];
+    async function* items(): AsyncGenerator<object> {
+      for (let i = 0; i < 100; i++) {
+        const item = { payload: new Uint8Array(1024) };
+        refs.push(new WeakRef(item));
+        yield item;
+      }
+      await new Promise(() => {});
+    }
+    const abort = new AbortController();
+    const iterator = untilAborted(items(), abort.signal)[Symbol.asyncIterator]();
+    for (let i = 0; i < 100; i++) await iterator.next();
+    const pending = iterator.next(); // waiting for an item that never comes, as between collector ticks
+    for (let round = 0; round < 3; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(refs.slice(0, 99).filter((ref) => ref.deref() !== undefined).length).toBe(0);
+    abort.abort();
+    expect(await pending).toEqual({ done: true, value: undefined });
   });
 });
