@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { ModelLocation } from "../../services/generated/kepler/model/v1/model.js";
+import { ModelEventKind } from "../../services/generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { COLLECTOR_FEATURE_NAMES, EXAMPLE_FEATURE_VALUES } from "../../services/mesh/estimate-example.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -113,6 +114,17 @@ async function hotReloads(
   const registry = createRegistryClient(registryAddress);
   const publishMs: number[] = [];
   let failed = 0;
+  // The model events the estimator reloads on, counted from a watch of our own.
+  let events = 0;
+  const watching = (async () => {
+    try {
+      for await (const event of registry.client.watchModels({ pipelineName: "" }, { signal })) {
+        if (event.kind !== ModelEventKind.MODEL_EVENT_KIND_WATCHING) events++;
+      }
+    } catch {
+      // Ends with the abort.
+    }
+  })();
   try {
     for (let i = 0; !signal.aborted; i++) {
       await sleep(everyMs, undefined, { signal }).catch(() => undefined);
@@ -137,9 +149,10 @@ async function hotReloads(
       }
     }
   } finally {
+    await watching;
     registry.close();
   }
-  return { publishMs, failed };
+  return { publishMs, failed, events };
 }
 
 function runClient(plan: LoadPlan): Promise<LoadResult> {
@@ -198,7 +211,7 @@ export default async function run(): Promise<void> {
     );
     clearInterval(sampler);
     stopReloads.abort();
-    const { publishMs, failed: failedPublishes } = await reloads;
+    const { publishMs, failed: failedPublishes, events } = await reloads;
     const seconds = (performance.now() - startMs) / 1000;
 
     const stream = mergeHistograms(results.map((r) => r.streamLatency));
@@ -235,7 +248,8 @@ export default async function run(): Promise<void> {
     );
     const sortedPublish = [...publishMs].sort((a, b) => a - b);
     console.log(
-      `\nhot reloads: ${publishMs.length} publishes of the served models, median ${ms(sortedPublish[Math.floor(sortedPublish.length / 2)] ?? Number.NaN)} ms; ` +
+      `\nhot reloads: ${publishMs.length} publishes of the served models (${events} model events), median ` +
+        `${ms(sortedPublish[Math.floor(sortedPublish.length / 2)] ?? Number.NaN)} ms each; ` +
         `ticks skipped (a stream with ${20} batches unanswered): ${skipped}`,
     );
 
