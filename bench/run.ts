@@ -3,6 +3,7 @@
 // A bench module exports a default async function that prints its own table (medians, ratios).
 //   npm run bench                # every benchmark
 //   npm run bench -- trainers    # only bench/trainers
+//   npm run bench -- soak --minutes=5   # `--name=value` flags are passed on to each bench
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -32,7 +33,8 @@ function dispatch(): number {
   for (const name of requested.length > 0 ? requested : available) {
     console.log(`\n== bench/${name}`);
     const self = fileURLToPath(import.meta.url);
-    const result = spawnSync(process.execPath, ["--import", "tsx", self, childFlag, name], { stdio: "inherit" });
+    const flags = process.argv.slice(2).filter((arg) => arg.startsWith("--"));
+    const result = spawnSync(process.execPath, ["--import", "tsx", self, childFlag, name, ...flags], { stdio: "inherit" });
     if (result.status !== 0) {
       console.error(`bench/${name} failed (exit ${result.status ?? result.signal})`);
       failed++;

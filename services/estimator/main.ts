@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
 import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
@@ -86,6 +87,9 @@ export async function startEstimator(
   await Promise.race([watch.firstAttempt, new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_START_WAIT_MS)))]);
   clearTimeout(timer);
   let socket: EstimatorSocketHandle | undefined;
+  const closing = new AbortController();
+  // Every open EstimateStream listens for the close: as many listeners as streams, by design.
+  setMaxListeners(Number.POSITIVE_INFINITY, closing.signal);
   try {
     grpc = await startGrpcServer({
       serviceName: "estimator",
@@ -94,7 +98,12 @@ export async function startEstimator(
       logger: deps.logger,
       serving: isReady(),
       security: securityOf(config),
-      services: [{ definition: EstimatorServiceDefinition, implementation: createEstimatorService({ estimator, logger }) }],
+      services: [
+        {
+          definition: EstimatorServiceDefinition,
+          implementation: createEstimatorService({ estimator, logger, closing: closing.signal }),
+        },
+      ],
     });
     if (config.estimatorSocket !== "") {
       socket = await startEstimatorSocket({
@@ -117,6 +126,7 @@ export async function startEstimator(
     address: handle.address,
     port: handle.port,
     async close() {
+      closing.abort();
       watch.stop();
       await socket?.close();
       await handle.close();

@@ -15,6 +15,7 @@ import { toServerError } from "../kit/status-mapping.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
+import { untilAborted } from "./until-aborted.js";
 
 function machineFromProto(spec: MachineSpec | undefined): MachineDescription | undefined {
   if (spec === undefined) return undefined;
@@ -74,6 +75,8 @@ export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>)
 export function createEstimatorService(deps: {
   estimator: Estimator<RegistryProvenance>;
   logger: Logger;
+  /** Aborted when the server starts closing: open EstimateStream calls then end with OK between items. */
+  closing?: AbortSignal;
 }): EstimatorServiceImplementation {
   const { estimator } = deps;
   return {
@@ -82,7 +85,9 @@ export function createEstimatorService(deps: {
     },
 
     async *estimateStream(requests: AsyncIterable<EstimateStreamRequest>): AsyncGenerator<EstimateStreamResponse> {
-      for await (const item of requests) {
+      // On shutdown the stream ends (status OK) after the item in progress: collectors send forever, and
+      // would otherwise hold the server for its whole grace period and then see CANCELLED.
+      for await (const item of deps.closing === undefined ? requests : untilAborted(requests, deps.closing)) {
         try {
           if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
           const result = await estimator.estimate(decodeEstimateRequest(item.estimate));
