@@ -103,7 +103,9 @@ export const serveCommand: Command = {
     const { defaultModels } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const { estimatorSocket } = readEstimatorConfig(env, flags);
-    const grpcurlFlags = grpcurlConnectionFlags(readConfig(securityConfigSchema, env, flags));
+    const security = readConfig(securityConfigSchema, env, flags);
+    const grpcurlFlags = grpcurlConnectionFlags(security);
+    const httpScheme = security.tlsCert === "" ? "http" : "https";
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
 
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
@@ -134,6 +136,12 @@ export const serveCommand: Command = {
           "",
           "kepler-model services listening (gRPC, health, reflection):",
           ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
+          ...mesh.servers
+            .filter((server) => server.name === "registry")
+            .map(
+              (server) =>
+                `  ${"registry".padEnd(10)} ${httpScheme}://${server.address}/model (Kepler's model server API: POST /model, GET /best-models)`,
+            ),
           ...(estimator !== undefined && estimatorSocket !== ""
             ? [`  ${"estimator".padEnd(10)} unix:${estimatorSocket} (Kepler's estimator sidecar protocol)`]
             : []),
