@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
+import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
 export const extractorConfigSchema = {
@@ -14,6 +15,15 @@ export const extractorConfigSchema = {
     description: "Timeout of each Prometheus HTTP request (label discovery, one query_range sub-range), in ms.",
     check: (value: number) =>
       Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of ms, got ${value}`,
+  },
+  prometheusAllowlist: {
+    type: "list",
+    default: ["http://127.0.0.1:9090", "http://localhost:9090"] as string[],
+    env: "KEPLER_MODEL_PROMETHEUS_ALLOWLIST",
+    flag: "prometheus-allowlist",
+    description:
+      "Prometheus URLs a request may name as base_url (ExtractFromPrometheus, QueryPrometheus, ListValidFeatureGroups, RunPipeline, online pipelines), comma-separated prefixes scheme://host[:port][/path]; a URL is allowed when it equals an entry or extends it at a path boundary, compared after normalisation (lowercase, default ports, no user info, no `..`). `*` allows any URL: unsafe, any client can then make the server fetch any address (SSRF).",
+    check: checkAllowlistEntries,
   },
   ...securityConfigSchema,
 } satisfies ConfigSchema;

@@ -5,6 +5,7 @@ import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractorService } from "./server.js";
+import { createAllowlist } from "../prometheus/url-allowlist.js";
 
 /** Starts the extractor gRPC server. */
 export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
@@ -17,7 +18,10 @@ export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps
     services: [
       {
         definition: ExtractorServiceDefinition,
-        implementation: createExtractorService({ prometheusTimeoutMs: config.prometheusTimeoutMs }),
+        implementation: createExtractorService({
+          prometheusTimeoutMs: config.prometheusTimeoutMs,
+          prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
+        }),
       },
     ],
   });

@@ -6,6 +6,7 @@ import { PrometheusResponseReader, type PrometheusResponse } from "../domain/pro
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
 import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
 import { DEFAULT_STEP_SECONDS } from "../prometheus/query-window.js";
+import { type PrometheusAllowlist, assertAllowedPrometheusUrl } from "../prometheus/url-allowlist.js";
 import { assertWindowBounds } from "../prometheus/window-bounds.js";
 import type { ExtractOptions } from "./domain/extract.js";
 import { KEPLER_METRIC_PREFIX } from "./domain/metric-names.js";
@@ -44,9 +45,16 @@ export function decodeExtractOptions(
 }
 
 /** PrometheusWindow message -> where and what to read. */
-export function decodeWindow(window: PrometheusWindow | undefined, field: string, timeoutMs: number): PrometheusSource {
+export function decodeWindow(
+  window: PrometheusWindow | undefined,
+  field: string,
+  timeoutMs: number,
+  allowlist: PrometheusAllowlist,
+): PrometheusSource {
   if (window === undefined) throw new InvalidInputError(field, "required");
   if (window.baseUrl === "") throw new InvalidInputError(`${field}.base_url`, "required");
+  // Before anything else is done with the window: no connection to an address outside the list.
+  assertAllowedPrometheusUrl(window.baseUrl, allowlist, `${field}.base_url`);
   if (!(window.endTimeSeconds >= window.startTimeSeconds) || window.startTimeSeconds <= 0) {
     throw new InvalidInputError(
       field,

@@ -13,10 +13,13 @@ import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheu
 import { type MetricCounts, summarizeResponse } from "./domain/summarize-response.js";
 import { decodeExtractOptions, decodeWindow, readOptionsAndResponse } from "./request-options.js";
 import { parsePrometheusResponse } from "../domain/prometheus-response.js";
+import type { PrometheusAllowlist } from "../prometheus/url-allowlist.js";
 
 export interface ExtractorServiceDeps {
   /** Timeout of each Prometheus HTTP request. */
   readonly prometheusTimeoutMs: number;
+  /** The Prometheus URLs a request may name. */
+  readonly prometheusAllowlist: PrometheusAllowlist;
 }
 
 /** The extractor RPCs: decode the request, call the domain, stream the table then a summary. */
@@ -31,7 +34,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *extractFromPrometheus(request) {
-      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs);
+      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
       yield* resultMessages(extract(response, options));
@@ -43,7 +46,12 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
       if (options.window !== undefined) {
         if (inline !== undefined)
           throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
-        const source = decodeWindow(options.window, "requests[0].options.window", deps.prometheusTimeoutMs);
+        const source = decodeWindow(
+          options.window,
+          "requests[0].options.window",
+          deps.prometheusTimeoutMs,
+          deps.prometheusAllowlist,
+        );
         response = await readPrometheusWindow({
           ...source,
           thirdPartyMetrics: [...source.thirdPartyMetrics, ...options.thirdPartyMetricNames],
@@ -62,7 +70,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *queryPrometheus(request) {
-      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs);
+      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const saved = await readSavedResponse(source);
       const bytes = Buffer.from(JSON.stringify(saved), "utf8");
       for (let start = 0; start < bytes.length; start += CHUNK_BYTES) {

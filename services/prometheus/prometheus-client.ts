@@ -128,13 +128,25 @@ function seriesKey(labels: Record<string, string>): string {
 async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } });
+    // Redirects are not followed: the allowlist approved this host only, not wherever it points.
+    response = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { accept: "application/json" },
+      redirect: "manual",
+    });
   } catch (cause) {
     const reason =
       (cause as Error).name === "TimeoutError"
         ? `no answer within ${timeoutMs} ms`
         : `cannot be reached (${describeCause(cause)})`;
     throw new UnavailableError("prometheus", `${url.origin} ${reason}`, { cause });
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new UnavailableError(
+      "prometheus",
+      `${url.origin}${url.pathname} answered HTTP ${response.status} (redirect to ${response.headers.get("location") ?? "?"}); redirects are not followed, name the final URL`,
+    );
   }
   let body: { status?: string; data?: unknown; error?: string; errorType?: string };
   try {

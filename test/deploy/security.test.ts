@@ -76,3 +76,25 @@ describe("secure overlays", () => {
     }
   });
 });
+
+describe("Prometheus allowlist in the manifests", () => {
+  it("every extractor allows exactly the in-cluster Prometheus the Tekton tasks query, never *", () => {
+    const tektonDefaults = new Set(
+      ["run-pipeline", "query-prometheus"].map(
+        (task) =>
+          /name: PROMETHEUS_URL\n(?:\s+description: .*\n)?\s+default: (\S+)/.exec(
+            readFileSync(`${REPO_ROOT}/deploy/tekton/tasks/${task}.yaml`, "utf8"),
+          )![1]!,
+      ),
+    );
+    expect([...tektonDefaults]).toEqual(["http://prometheus-k8s.monitoring.svc:9090"]);
+    const extractors = ["deploy/k8s/overlays/mesh", "deploy/k8s/overlays/all-in-one"].flatMap((overlay) =>
+      findModelContainers(renderKustomization(overlay)).filter((container) => container.services.includes("extractor")),
+    );
+    expect(extractors).toHaveLength(2);
+    for (const container of extractors) {
+      const config = SERVICE_LAUNCHERS.extractor.readConfig(container.env, container.flags) as { prometheusAllowlist: string[] };
+      expect(config.prometheusAllowlist, container.where).toEqual([...tektonDefaults]);
+    }
+  });
+});

@@ -27,7 +27,12 @@ beforeAll(async () => {
   );
   mesh = await startMesh({
     logger: silentLogger(),
-    flags: { ...ports, "model-path": join(folder, "models"), "registry-rescan-ms": "0" },
+    flags: {
+      ...ports,
+      "model-path": join(folder, "models"),
+      "registry-rescan-ms": "0",
+      "prometheus-allowlist": "http://127.0.0.1:1",
+    },
   });
 }, 60_000);
 

@@ -78,7 +78,10 @@ beforeAll(async () => {
   const ports = Object.fromEntries(
     ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
   );
-  mesh = await startMesh({ logger: silentLogger(), flags: { ...ports, "model-path": modelPath, "registry-rescan-ms": "0" } });
+  mesh = await startMesh({
+    logger: silentLogger(),
+    flags: { ...ports, "model-path": modelPath, "registry-rescan-ms": "0", "prometheus-allowlist": prometheus.baseUrl },
+  });
   const trainer = createTrainerClient(address("trainer"));
   trainerNames = (await trainer.client.listTrainers({})).trainers.map((t) => t.trainerName);
   trainer.close();

@@ -70,7 +70,6 @@ beforeAll(async () => {
     },
     { logger: silentLogger() },
   );
-  extractorHandle = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000 }, { logger: silentLogger() });
   prometheus = createServer((request, response) => {
     response.setHeader("content-type", "application/json");
     const data = request.url?.startsWith("/api/v1/label/")
@@ -80,6 +79,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => prometheus.listen(0, "127.0.0.1", resolve));
   prometheusUrl = `http://127.0.0.1:${(prometheus.address() as { port: number }).port}`;
+  extractorHandle = await startExtractor(
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: [prometheusUrl] },
+    { logger: silentLogger() },
+  );
   registry = createRegistryClient(registryHandle.address);
   trainer = createTrainerClient(trainerHandle.address);
   extractor = createExtractorClient(extractorHandle.address);

@@ -23,7 +23,10 @@ let pipeline: ReturnType<typeof createPipelineClient>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "window-bounds-"));
-  mesh = await startMesh({ logger: silentLogger(), flags: { ...PORTS, "model-path": dir, "registry-rescan-ms": "0" } });
+  mesh = await startMesh({
+    logger: silentLogger(),
+    flags: { ...PORTS, "model-path": dir, "registry-rescan-ms": "0", "prometheus-allowlist": "http://127.0.0.1:1" },
+  });
   const addressOf = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
   extractor = createExtractorClient(addressOf("extractor"));
   pipeline = createPipelineClient(addressOf("pipeline"));
