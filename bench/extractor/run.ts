@@ -114,7 +114,10 @@ export default async function run(): Promise<void> {
     `synthetic response: ${CONTAINERS} containers x ${FEATURES.length} features x ${SAMPLES} samples + node energy; ${sampleCount} samples, ${(text.length / 2 ** 20).toFixed(1)} MiB JSON\n`,
   );
 
-  const server = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000 }, { logger: silentLogger() });
+  const server = await startExtractor(
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, workerThreads: 1 },
+    { logger: silentLogger() },
+  );
   const peer = createExtractorClient(server.address);
   const options = {
     energySource: "rapl-sysfs",

@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
+import { workerThreadsKey } from "../kit/worker-pool.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
 export const extractorConfigSchema = {
@@ -15,6 +16,7 @@ export const extractorConfigSchema = {
     check: (value: number) =>
       Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of ms, got ${value}`,
   },
+  workerThreads: workerThreadsKey,
   ...securityConfigSchema,
 } satisfies ConfigSchema;
 

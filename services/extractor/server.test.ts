@@ -15,7 +15,10 @@ let server: ServerHandle;
 let peer: ReturnType<typeof createExtractorClient>;
 
 beforeAll(async () => {
-  server = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000 }, { logger: silentLogger() });
+  server = await startExtractor(
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, workerThreads: 1 },
+    { logger: silentLogger() },
+  );
   peer = createExtractorClient(server.address);
 });
 

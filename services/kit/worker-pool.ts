@@ -4,7 +4,8 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { ConfigKey } from "./config-schema.js";
-import type { ReplyMessage } from "./worker-tasks.js";
+import { FailedPreconditionError, InvalidInputError, NotFoundError, NotImplementedError } from "../domain/errors.js";
+import type { FlatError, ReplyMessage } from "./worker-tasks.js";
 
 /** `--worker-threads`: how many worker threads run CPU-heavy work; 0 runs it on the main thread. */
 export const workerThreadsKey: ConfigKey<number> = {
@@ -13,7 +14,7 @@ export const workerThreadsKey: ConfigKey<number> = {
   env: "KEPLER_MODEL_WORKER_THREADS",
   flag: "worker-threads",
   description:
-    "Worker threads per service for CPU-heavy work (training fits), so health and Estimate keep answering during a pipeline run; default: the number of available cores; 0 runs that work on the main thread.",
+    "Worker threads per service for CPU-heavy work (training fits, extraction), so health and Estimate keep answering during a pipeline run; default: the number of available cores; 0 runs that work on the main thread.",
   check: (value) => (Number.isInteger(value) && value >= 0 && value <= 256 ? undefined : `expected 0-256, got ${value}`),
 };
 
@@ -26,6 +27,17 @@ export class WorkerTaskError extends Error {
     super(message);
     this.name = errorName;
   }
+}
+
+/** Rebuilds a domain error thrown in a worker, so it maps to the same gRPC status as on the main thread. */
+export function reviveError(error: FlatError): Error {
+  const { field, reason, what } = error.fields;
+  if (error.name === "InvalidInputError" && field !== undefined && reason !== undefined)
+    return new InvalidInputError(field, reason);
+  if (error.name === "NotFoundError" && what !== undefined) return new NotFoundError(what);
+  if (error.name === "FailedPreconditionError") return new FailedPreconditionError(error.message);
+  if (error.name === "NotImplementedError") return new NotImplementedError(error.message);
+  return new WorkerTaskError(error.name, error.message);
 }
 
 export interface WorkerPool<T, R> {
@@ -69,7 +81,7 @@ export function createWorkerPool<T, R>(options: { entry: URL; size: number; name
       const pending = slot.running;
       if (pending === undefined || pending.id !== reply.id) return;
       slot.running = undefined;
-      if ("error" in reply) pending.reject(new WorkerTaskError(reply.error.name, reply.error.message));
+      if ("error" in reply) pending.reject(reviveError(reply.error));
       else pending.resolve(reply.result);
       dispatch();
     });

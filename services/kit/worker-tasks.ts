@@ -9,7 +9,22 @@ export interface TaskMessage<T> {
 }
 
 /** What a worker posts back: a result (with buffers to transfer) or an error flattened to name and message. */
-export type ReplyMessage<R> = { id: number; result: R } | { id: number; error: { name: string; message: string } };
+export type ReplyMessage<R> = { id: number; result: R } | { id: number; error: FlatError };
+
+/** An error as it crosses threads: its class name, message and own string fields (e.g. InvalidInputError's field). */
+export interface FlatError {
+  name: string;
+  message: string;
+  fields: Record<string, string>;
+}
+
+function flatten(error: unknown): FlatError {
+  if (!(error instanceof Error)) return { name: "Error", message: String(error), fields: {} };
+  const fields = Object.fromEntries(
+    Object.entries(error).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+  return { name: error.name, message: error.message, fields };
+}
 
 /** A handler's answer: the result, plus the buffers in it that may move to the caller instead of being copied. */
 export interface TaskReply<R> {
@@ -26,8 +41,7 @@ export function serveWorkerTasks<T, R>(handle: (task: T) => TaskReply<R>): void 
     try {
       reply = handle(task);
     } catch (error) {
-      const { name, message } = error instanceof Error ? error : { name: "Error", message: String(error) };
-      port.postMessage({ id, error: { name, message } } satisfies ReplyMessage<R>);
+      port.postMessage({ id, error: flatten(error) } satisfies ReplyMessage<R>);
       return;
     }
     port.postMessage({ id, result: reply.result } satisfies ReplyMessage<R>, reply.transfer ?? []);

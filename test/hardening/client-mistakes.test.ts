@@ -67,7 +67,10 @@ beforeAll(async () => {
     },
     { logger: silentLogger() },
   );
-  extractorHandle = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000 }, { logger: silentLogger() });
+  extractorHandle = await startExtractor(
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, workerThreads: 1 },
+    { logger: silentLogger() },
+  );
   prometheus = createServer((request, response) => {
     response.setHeader("content-type", "application/json");
     const data = request.url?.startsWith("/api/v1/label/")

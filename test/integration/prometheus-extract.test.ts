@@ -42,7 +42,10 @@ beforeAll(async () => {
   // Lookback 1s: backfilled series carry no staleness markers, and a container whose series ended would
   // otherwise be repeated for 5 minutes (its `command`-split series would then overlap).
   prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta: "1s" });
-  server = await startExtractor({ host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000 }, { logger: silentLogger() });
+  server = await startExtractor(
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, workerThreads: 1 },
+    { logger: silentLogger() },
+  );
 }, 120_000);
 
 afterAll(async () => {
