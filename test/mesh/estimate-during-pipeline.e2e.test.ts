@@ -1,11 +1,11 @@
 // Issue 17 acceptance: with all six services in one process (port 0, default models present), a full
 // RunPipeline on the bundled coremark recording with every trainer runs while a client calls Estimate every
 // 5 ms and health every 50 ms. Every call succeeds, and Estimate's p99 (measured from each call's scheduled
-// start, so a stalled event loop counts against every call due in the stall) stays bounded.
+// start, so a stalled event loop counts against every call due in the stall) stays under the issue's 50 ms.
 //
-// The bound is the issue's 50 ms with a 10x margin (500 ms): this suite runs on shared 2-core runners next
-// to other test processes, where CPU starvation alone moves p99 by hundreds of ms. bench/workers reports the
-// unmargined numbers with and without the worker pool.
+// Margin: on a shared 2-core machine at load average 4-8 this measured p99 22-24 ms with 2 worker threads
+// (about 2x below the bound) and 93 ms with `--worker-threads 0` (fits and extraction on the event loop),
+// so the bound holds with room and still fails without the pool. bench/workers prints both.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,6 @@ import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../servic
 import { estimateDuringPipeline } from "../support/estimate-during-pipeline.js";
 
 const ISSUE_P99_MS = 50;
-const MARGIN = 10;
 
 let modelPath: string;
 let mesh: DefaultMeshHandle;
@@ -41,7 +40,7 @@ afterAll(async () => {
 });
 
 describe("Estimate and health during a full RunPipeline (trainer fits and extraction on worker threads)", () => {
-  it("answers every call, Estimate p99 within the issue's bound (with margin)", { timeout: 180_000 }, async () => {
+  it("answers every call, Estimate and health p99 under 50 ms", { timeout: 180_000 }, async () => {
     expect(mesh.defaultModels?.status).toBe("trained");
     const run = await estimateDuringPipeline(mesh, "under-load");
     console.log(
@@ -54,7 +53,7 @@ describe("Estimate and health during a full RunPipeline (trainer fits and extrac
     expect(run.errors).toEqual([]);
     expect(run.estimate.calls).toBeGreaterThan(100);
     expect(run.health.calls).toBeGreaterThan(10);
-    expect(run.estimate.p99Ms).toBeLessThan(ISSUE_P99_MS * MARGIN);
-    expect(run.health.p99Ms).toBeLessThan(ISSUE_P99_MS * MARGIN);
+    expect(run.estimate.p99Ms).toBeLessThan(ISSUE_P99_MS);
+    expect(run.health.p99Ms).toBeLessThan(ISSUE_P99_MS);
   });
 });
