@@ -63,6 +63,26 @@ const CALL_INTERVAL_MS = 5;
 
 const address = (mesh: MeshHandle, name: string) => mesh.servers.find((server) => server.name === name)!.address;
 
+/** Runs the pipeline `pipelineName` once on `mesh` with nothing else going on. */
+export async function runFullPipeline(
+  mesh: MeshHandle,
+  pipelineName: string,
+): Promise<{ pipelineMs: number; summary: RunPipelineSummary }> {
+  const pipeline = createPipelineClient(address(mesh, "pipeline"));
+  try {
+    const response = await promisify(gunzip)(await readFile(DEFAULT_DATASET_PATH));
+    const started = performance.now();
+    let summary: RunPipelineSummary | undefined;
+    for await (const message of pipeline.client.runPipeline(runRequests(pipelineName, response))) {
+      if (message.content?.$case === "summary") summary = message.content.value;
+    }
+    if (summary === undefined) throw new Error("RunPipeline ended without a summary");
+    return { pipelineMs: performance.now() - started, summary };
+  } finally {
+    pipeline.close();
+  }
+}
+
 /** Runs the pipeline `pipelineName` once on `mesh` (all six services, models present) under Estimate load. */
 export async function estimateDuringPipeline(mesh: MeshHandle, pipelineName: string): Promise<EstimateDuringPipeline> {
   const estimator = createEstimatorClient(address(mesh, "estimator"));
