@@ -33,13 +33,13 @@ export interface TaskReply<R> {
 }
 
 /** Serves tasks on this worker thread until the pool terminates it. */
-export function serveWorkerTasks<T, R>(handle: (task: T) => TaskReply<R>): void {
+export function serveWorkerTasks<T, R>(handle: (task: T) => TaskReply<R> | Promise<TaskReply<R>>): void {
   const port = parentPort;
   if (port === null) throw new Error("serveWorkerTasks must run in a worker thread");
-  port.on("message", ({ id, task }: TaskMessage<T>) => {
+  port.on("message", async ({ id, task }: TaskMessage<T>) => {
     let reply: TaskReply<R>;
     try {
-      reply = handle(task);
+      reply = await handle(task);
     } catch (error) {
       port.postMessage({ id, error: flatten(error) } satisfies ReplyMessage<R>);
       return;
