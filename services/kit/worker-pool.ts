@@ -118,7 +118,7 @@ export function createWorkerPool<T, R>(options: { entry: URL; size: number; name
     size: options.size,
     run(task, runOptions = {}) {
       if (closed) return Promise.reject(new Error(`${options.name} worker pool is closed`));
-      runOptions.signal?.throwIfAborted();
+      if (runOptions.signal?.aborted === true) return Promise.reject(runOptions.signal.reason);
       return new Promise<R>((resolve, reject) => {
         queue.push({ id: nextId++, task, transfer: runOptions.transfer ?? [], signal: runOptions.signal, resolve, reject });
         dispatch();
