@@ -19,6 +19,10 @@ describe("worker pool", () => {
     expect(await pool.run({ kind: "echo", values: new Float64Array([1, 2.5]) })).toEqual(new Float64Array([2, 5]));
   });
 
+  it.runIf(process.platform === "linux")("runs workers at nice 10, below the event loop", async () => {
+    expect(await pool.run({ kind: "priority" })).toBe(10);
+  });
+
   it("rethrows a domain error with its class and field", async () => {
     const error = await pool.run({ kind: "invalid", field: "options.level" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -30,7 +34,7 @@ describe("worker pool", () => {
     expect(await pool.run({ kind: "echo", values: new Float64Array([4]) })).toEqual(new Float64Array([8]));
   });
 
-  it("drops a queued task whose signal aborted, and refuses work once closed", async () => {
+  it("refuses a task whose signal already aborted, and any work once closed", async () => {
     const closing = createWorkerPool<ProbeTask, unknown>({ entry, size: 1, name: "closing" });
     const aborted = AbortSignal.abort(new Error("cancelled by the caller"));
     await expect(closing.run({ kind: "thread" }, { signal: aborted })).rejects.toThrow("cancelled by the caller");

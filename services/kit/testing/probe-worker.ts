@@ -3,7 +3,11 @@ import { InvalidInputError } from "../../domain/errors.js";
 import { serveWorkerTasks } from "../worker-tasks.js";
 
 export type ProbeTask =
-  { kind: "echo"; values: Float64Array } | { kind: "invalid"; field: string } | { kind: "exit" } | { kind: "thread" };
+  | { kind: "echo"; values: Float64Array }
+  | { kind: "invalid"; field: string }
+  | { kind: "exit" }
+  | { kind: "thread" }
+  | { kind: "priority" };
 
 serveWorkerTasks<ProbeTask, unknown>(async (task) => {
   switch (task.kind) {
@@ -13,6 +17,10 @@ serveWorkerTasks<ProbeTask, unknown>(async (task) => {
       throw new InvalidInputError(task.field, "rejected in the worker");
     case "exit":
       return process.exit(3);
+    case "priority": {
+      const { getPriority } = await import("node:os");
+      return { result: getPriority() };
+    }
     case "thread": {
       const { threadId } = await import("node:worker_threads");
       return { result: threadId };
