@@ -21,7 +21,6 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
   const closePeers = () => {
     registry.close();
     extractor.close();
-    void isolateRunner.close();
   };
   try {
     const server = await startGrpcServer({
@@ -50,10 +49,12 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
       ...server,
       close: async () => {
         await server.close();
+        await isolateRunner.close();
         closePeers();
       },
     };
   } catch (error) {
+    await isolateRunner.close();
     closePeers();
     throw error;
   }

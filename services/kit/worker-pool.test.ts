@@ -2,6 +2,7 @@
 // field, a worker that dies fails only its task and is replaced, and a closed pool refuses work.
 import { threadId } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
+import { WasmKernelError } from "../../wasm-core/src/index.js";
 import { InvalidInputError } from "../domain/errors.js";
 import type { ProbeTask } from "./testing/probe-worker.js";
 import { createWorkerPool, workerThreadsKey } from "./worker-pool.js";
@@ -23,10 +24,13 @@ describe("worker pool", () => {
     expect(await pool.run({ kind: "priority" })).toBe(10);
   });
 
-  it("rethrows a domain error with its class and field", async () => {
+  it("rethrows a domain or kernel error with its class and fields", async () => {
     const error = await pool.run({ kind: "invalid", field: "options.level" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ field: "options.level", reason: "rejected in the worker" });
+    const kernel = await pool.run({ kind: "kernel" }).catch((e: unknown) => e);
+    expect(kernel).toBeInstanceOf(WasmKernelError);
+    expect(kernel).toMatchObject({ kernel: "fitLinear", status: 2 });
   });
 
   it("fails only the task of a worker that dies, and replaces the worker", async () => {

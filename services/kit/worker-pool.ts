@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { ConfigKey } from "./config-schema.js";
+import { WasmKernelError } from "../../wasm-core/src/index.js";
 import { FailedPreconditionError, InvalidInputError, NotFoundError, NotImplementedError } from "../domain/errors.js";
 import type { FlatError, ReplyMessage } from "./worker-tasks.js";
 
@@ -31,10 +32,13 @@ export class WorkerTaskError extends Error {
 
 /** Rebuilds a domain error thrown in a worker, so it maps to the same gRPC status as on the main thread. */
 export function reviveError(error: FlatError): Error {
-  const { field, reason, what } = error.fields;
-  if (error.name === "InvalidInputError" && field !== undefined && reason !== undefined)
+  const { field, reason, what, kernel, status } = error.fields;
+  if (error.name === "InvalidInputError" && typeof field === "string" && typeof reason === "string")
     return new InvalidInputError(field, reason);
-  if (error.name === "NotFoundError" && what !== undefined) return new NotFoundError(what);
+  if (error.name === "NotFoundError" && typeof what === "string") return new NotFoundError(what);
+  // A kernel refusing the data maps to INVALID_ARGUMENT, as on the main thread.
+  if (error.name === "WasmKernelError" && typeof kernel === "string" && typeof status === "number")
+    return new WasmKernelError(kernel, status);
   if (error.name === "FailedPreconditionError") return new FailedPreconditionError(error.message);
   if (error.name === "NotImplementedError") return new NotImplementedError(error.message);
   return new WorkerTaskError(error.name, error.message);

@@ -11,17 +11,19 @@ export interface TaskMessage<T> {
 /** What a worker posts back: a result (with buffers to transfer) or an error flattened to name and message. */
 export type ReplyMessage<R> = { id: number; result: R } | { id: number; error: FlatError };
 
-/** An error as it crosses threads: its class name, message and own string fields (e.g. InvalidInputError's field). */
+/** An error as it crosses threads: its class name, message and own string and number fields (e.g. InvalidInputError's field). */
 export interface FlatError {
   name: string;
   message: string;
-  fields: Record<string, string>;
+  fields: Record<string, string | number>;
 }
 
 function flatten(error: unknown): FlatError {
   if (!(error instanceof Error)) return { name: "Error", message: String(error), fields: {} };
   const fields = Object.fromEntries(
-    Object.entries(error).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    Object.entries(error).filter(
+      (entry): entry is [string, string | number] => typeof entry[1] === "string" || typeof entry[1] === "number",
+    ),
   );
   return { name: error.name, message: error.message, fields };
 }

@@ -1,5 +1,6 @@
 // A worker entry for the pool's own tests: echoes, throws domain errors, or dies, on request.
 import { InvalidInputError } from "../../domain/errors.js";
+import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { serveWorkerTasks } from "../worker-tasks.js";
 
 export type ProbeTask =
@@ -7,7 +8,8 @@ export type ProbeTask =
   | { kind: "invalid"; field: string }
   | { kind: "exit" }
   | { kind: "thread" }
-  | { kind: "priority" };
+  | { kind: "priority" }
+  | { kind: "kernel" };
 
 serveWorkerTasks<ProbeTask, unknown>(async (task) => {
   switch (task.kind) {
@@ -17,6 +19,8 @@ serveWorkerTasks<ProbeTask, unknown>(async (task) => {
       throw new InvalidInputError(task.field, "rejected in the worker");
     case "exit":
       return process.exit(3);
+    case "kernel":
+      throw new WasmKernelError("fitLinear", 2);
     case "priority": {
       const { getPriority } = await import("node:os");
       return { result: getPriority() };
