@@ -63,7 +63,6 @@ async function fitsOnly(sizes: readonly number[]): Promise<void> {
     ["worker threads", "ms", "speed-up"],
     rows,
   );
-  await fitsOnly(sizes);
 }
 
 export default async function run(): Promise<void> {
