@@ -115,7 +115,7 @@ export default async function run(): Promise<void> {
   );
 
   const server = await startExtractor(
-    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [] },
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [], workerThreads: 1 },
     { logger: silentLogger() },
   );
   const peer = createExtractorClient(server.address);

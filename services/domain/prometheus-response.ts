@@ -68,9 +68,14 @@ export class PrometheusResponseReader {
 
   /** Parses everything pushed; InvalidInputError for malformed JSON or a wrong shape. */
   finish(): PrometheusResponse {
+    return parsePrometheusResponse(this.takeBytes(), this.field);
+  }
+
+  /** Everything pushed as one byte array, unparsed (to parse elsewhere, e.g. on a worker thread). */
+  takeBytes(): Uint8Array {
     const bytes = Buffer.concat(this.chunks, this.size);
     this.chunks.length = 0;
-    return parsePrometheusResponse(bytes, this.field);
+    return bytes;
   }
 }
 

@@ -2,6 +2,7 @@ import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit
 import { hostKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
 import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
+import { workerThreadsKey } from "../kit/worker-pool.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
 export const extractorConfigSchema = {
@@ -25,6 +26,7 @@ export const extractorConfigSchema = {
       "Prometheus URLs a request may name as base_url (ExtractFromPrometheus, QueryPrometheus, ListValidFeatureGroups, RunPipeline, online pipelines), comma-separated prefixes scheme://host[:port][/path]; a URL is allowed when it equals an entry or extends it at a path boundary, compared after normalisation (lowercase, default ports, no user info, no `..`). `*` allows any URL: unsafe, any client can then make the server fetch any address (SSRF).",
     check: checkAllowlistEntries,
   },
+  workerThreads: workerThreadsKey,
   ...securityConfigSchema,
 } satisfies ConfigSchema;
 

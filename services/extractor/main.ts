@@ -4,27 +4,44 @@ import type { Logger } from "../kit/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
+import { createExtractRunner } from "./extract-pool.js";
 import { createExtractorService } from "./server.js";
 import { createAllowlist } from "../prometheus/url-allowlist.js";
 
 /** Starts the extractor gRPC server. */
 export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
-  return startGrpcServer({
-    serviceName: "extractor",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    security: securityOf(config),
-    services: [
-      {
-        definition: ExtractorServiceDefinition,
-        implementation: createExtractorService({
-          prometheusTimeoutMs: config.prometheusTimeoutMs,
-          prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
-        }),
-      },
-    ],
-  });
+  // Workers start on the first request that parses or extracts.
+  const runner = createExtractRunner(config.workerThreads);
+  let server: ServerHandle;
+  try {
+    server = await startGrpcServer({
+      serviceName: "extractor",
+      host: config.host,
+      port: config.port,
+      logger: deps.logger,
+      security: securityOf(config),
+      services: [
+        {
+          definition: ExtractorServiceDefinition,
+          implementation: createExtractorService({
+            prometheusTimeoutMs: config.prometheusTimeoutMs,
+            prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
+            runTask: (task) => runner.run(task),
+          }),
+        },
+      ],
+    });
+  } catch (error) {
+    await runner.close();
+    throw error;
+  }
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await runner.close();
+    },
+  };
 }
 
 export const extractorLauncher: ServiceLauncher<ExtractorConfig> = {

@@ -2,7 +2,7 @@
 import { assertEnergySource } from "../domain/energy-sources.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { assertFeatureGroup } from "../domain/feature-groups.js";
-import { PrometheusResponseReader, type PrometheusResponse } from "../domain/prometheus-response.js";
+import { PrometheusResponseReader } from "../domain/prometheus-response.js";
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
 import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
 import { DEFAULT_STEP_SECONDS } from "../prometheus/query-window.js";
@@ -80,11 +80,12 @@ type StreamMessage<O> = { content?: { $case: "options"; value: O } | { $case: "r
 
 /**
  * Reads an options-then-chunks request stream: the options from the first message, the response text
- * from the rest (parsed when the stream ends). `response` is undefined when no chunk came.
+ * from the rest (unparsed: the caller parses it, possibly on a worker). `response` is undefined when no
+ * chunk came.
  */
 export async function readOptionsAndResponse<O>(
   requests: AsyncIterable<StreamMessage<O>>,
-): Promise<{ options: O; response: PrometheusResponse | undefined }> {
+): Promise<{ options: O; response: Uint8Array | undefined }> {
   let options: O | undefined;
   const reader = new PrometheusResponseReader("response_chunk");
   let index = 0;
@@ -103,5 +104,5 @@ export async function readOptionsAndResponse<O>(
   }
   if (options === undefined)
     throw new InvalidInputError("requests[0].options", "no messages: the first message must carry the options");
-  return { options, response: reader.receivedBytes > 0 ? reader.finish() : undefined };
+  return { options, response: reader.receivedBytes > 0 ? reader.takeBytes() : undefined };
 }

@@ -16,7 +16,7 @@ let peer: ReturnType<typeof createExtractorClient>;
 
 beforeAll(async () => {
   server = await startExtractor(
-    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: ["http://127.0.0.1:9"] },
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: ["http://127.0.0.1:9"], workerThreads: 1 },
     { logger: silentLogger() },
   );
   peer = createExtractorClient(server.address);

@@ -8,7 +8,8 @@ import type {
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
 import { tableToChunks } from "../kit/table-codec.js";
-import { type ExtractResult, extract } from "./domain/extract.js";
+import type { ExtractOptions, ExtractResult } from "./domain/extract.js";
+import { type ExtractTask, type ExtractTaskResult, type ResponseInput, runExtractTask } from "./domain/extract-task.js";
 import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheus-window.js";
 import { type MetricCounts, summarizeResponse } from "./domain/summarize-response.js";
 import { decodeExtractOptions, decodeWindow, readOptionsAndResponse } from "./request-options.js";
@@ -20,29 +21,40 @@ export interface ExtractorServiceDeps {
   readonly prometheusTimeoutMs: number;
   /** The Prometheus URLs a request may name. */
   readonly prometheusAllowlist: PrometheusAllowlist;
+  /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
+  readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
 }
+
+/** The response text arriving in request chunks, named as the request field. */
+const INLINE_FIELD = "response_chunk";
 
 /** The extractor RPCs: decode the request, call the domain, stream the table then a summary. */
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
+  const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
+  const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
+    const answer = await runTask({ kind: "extract", input, options });
+    if (answer.kind !== "extract") throw new Error(`extract task answered ${answer.kind}`);
+    return answer.result;
+  };
   return {
     async *extract(requests) {
       const { options, response } = await readOptionsAndResponse(requests);
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
-      yield* resultMessages(extract(response, extractOptions));
+      yield* resultMessages(await extractOn({ bytes: response, field: INLINE_FIELD }, extractOptions));
     },
 
     async *extractFromPrometheus(request) {
       const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
-      yield* resultMessages(extract(response, options));
+      yield* resultMessages(await extractOn({ parsed: response }, options));
     },
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
       const { options, response: inline } = await readOptionsAndResponse(requests);
-      let response = inline;
+      let input: ResponseInput | undefined = inline === undefined ? undefined : { bytes: inline, field: INLINE_FIELD };
       if (options.window !== undefined) {
         if (inline !== undefined)
           throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
@@ -52,15 +64,18 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
           deps.prometheusTimeoutMs,
           deps.prometheusAllowlist,
         );
-        response = await readPrometheusWindow({
+        const parsed = await readPrometheusWindow({
           ...source,
           thirdPartyMetrics: [...source.thirdPartyMetrics, ...options.thirdPartyMetricNames],
         });
+        input = { parsed };
       }
-      if (response === undefined)
+      if (input === undefined)
         throw new InvalidInputError("response_chunk", "no data: send response chunks or name a window in the options");
       const thirdParty = [...options.thirdPartyMetricNames, ...(options.window?.thirdPartyMetricNames ?? [])];
-      const summary = summarizeResponse(response, thirdParty, options.useVmMetrics);
+      const answer = await runTask({ kind: "summarize", input, thirdParty, useVmMetrics: options.useVmMetrics });
+      if (answer.kind !== "summarize") throw new Error(`summarize task answered ${answer.kind}`);
+      const summary = answer.summary;
       return {
         validFeatureGroups: summary.validFeatureGroups.reference,
         validHistoricalFeatureGroups: summary.validFeatureGroups.extra,

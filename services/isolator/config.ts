@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
 import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
+import { workerThreadsKey } from "../kit/worker-pool.js";
 
 /** Settings of the isolator service: every key has a type, default, env var, flag and description. */
 export const isolatorConfigSchema = {
@@ -10,6 +11,7 @@ export const isolatorConfigSchema = {
   registryAddress: peerAddressKey("registry"),
   /** BuildIdleProfile extracts the idle node tables through the extractor. */
   extractorAddress: peerAddressKey("extractor"),
+  workerThreads: workerThreadsKey,
   ...securityConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,

@@ -8,6 +8,7 @@ import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type IsolatorConfig, isolatorConfigSchema, readIsolatorConfig } from "./config.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
+import { createIsolateRunner } from "./isolate-pool.js";
 import { createIsolatorService } from "./server.js";
 
 /** Starts the isolator gRPC server; its peer channels close with it. */
@@ -15,6 +16,8 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
   const peer = servicePeerConnection(securityOf(config));
   const registry = createRegistryClient(config.registryAddress, peer, { deadlineMs: config.peerDeadlineMs });
   const extractor = createExtractorClient(config.extractorAddress, peer, { deadlineMs: config.peerDeadlineMs });
+  // Workers start on the first isolation that runs off the main thread.
+  const isolateRunner = createIsolateRunner(config.workerThreads);
   const closePeers = () => {
     registry.close();
     extractor.close();
@@ -34,7 +37,11 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
       services: [
         {
           definition: IsolatorServiceDefinition,
-          implementation: createIsolatorService({ extractor, backgroundModels: createRegistryModelSource(registry) }),
+          implementation: createIsolatorService({
+            extractor,
+            backgroundModels: createRegistryModelSource(registry),
+            isolateOffThread: isolateRunner.isolate,
+          }),
         },
       ],
     });
@@ -42,10 +49,12 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
       ...server,
       close: async () => {
         await server.close();
+        await isolateRunner.close();
         closePeers();
       },
     };
   } catch (error) {
+    await isolateRunner.close();
     closePeers();
     throw error;
   }

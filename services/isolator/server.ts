@@ -14,7 +14,8 @@ import { collectChunks, tableToChunks } from "../kit/table-codec.js";
 import { assertEnergySource } from "../domain/energy-sources.js";
 import type { BackgroundModelSource } from "./domain/background-models.js";
 import { profilesToJson } from "./domain/idle-profile.js";
-import { isolate } from "./domain/isolate.js";
+import { type IsolateOptions, type IsolationResult, isolate } from "./domain/isolate.js";
+import type { DataTable } from "../domain/data-table.js";
 import { profileIdleResponse } from "./idle-profiler.js";
 import { decodeIsolateOptions, encodeIdleProfile, encodeIsolateSummary } from "./isolate-messages.js";
 
@@ -22,6 +23,8 @@ import { decodeIsolateOptions, encodeIdleProfile, encodeIsolateSummary } from ".
 export interface IsolatorServiceDeps {
   readonly extractor: PeerClient<typeof ExtractorServiceDefinition>;
   readonly backgroundModels: BackgroundModelSource;
+  /** Runs the none, min and profile isolators (a worker pool); on the main thread when unset. */
+  readonly isolateOffThread?: (table: DataTable, options: IsolateOptions) => Promise<IsolationResult>;
 }
 
 async function* isolateChunks(rest: AsyncIterator<IsolateRequest>): AsyncGenerator<TableChunk> {
@@ -51,10 +54,14 @@ export function createIsolatorService(deps: IsolatorServiceDeps): IsolatorServic
       const table = await collectChunks(isolateChunks(iterator), "requests.chunk");
       // Progress of the trainer isolator (one event per model) is sent before the table.
       const progress: ProgressEvent[] = [];
-      const result = await isolate(table, options, {
-        backgroundModels: deps.backgroundModels,
-        onProgress: (event) => progress.push(event),
-      });
+      // The trainer isolator reads models from the registry and reports progress: it stays here.
+      const result =
+        options.isolator !== "trainer" && deps.isolateOffThread !== undefined
+          ? await deps.isolateOffThread(table, options)
+          : await isolate(table, options, {
+              backgroundModels: deps.backgroundModels,
+              onProgress: (event) => progress.push(event),
+            });
       for (const event of progress) yield { content: { $case: "progress", value: event } };
       for (const chunk of tableToChunks(result.table)) yield { content: { $case: "chunk", value: chunk } };
       yield { content: { $case: "summary", value: encodeIsolateSummary(result.summary) } };

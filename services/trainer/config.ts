@@ -2,6 +2,7 @@ import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit
 import { modelPathKey } from "../kit/model-path-key.js";
 import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
+import { workerThreadsKey } from "../kit/worker-pool.js";
 
 /** Settings of the trainer service: every key has a type, default, env var, flag and description. */
 export const trainerConfigSchema = {
@@ -13,6 +14,7 @@ export const trainerConfigSchema = {
       "host:port of the registry: trained models are published through its PublishModel; empty writes them into the local model folder instead.",
   },
   modelPath: modelPathKey,
+  workerThreads: workerThreadsKey,
   ...securityConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,

@@ -6,6 +6,7 @@ import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
+import { createFitPool } from "./fit-pool.js";
 import { createRegistryPublisher } from "./registry-publisher.js";
 import { createTrainerService } from "./server.js";
 
@@ -20,6 +21,8 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
       : createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)), {
           deadlineMs: config.peerDeadlineMs,
         });
+  // Workers start on the first Train call, so a trainer that never trains costs no threads.
+  const fitter = createFitPool(config.workerThreads);
   try {
     const server = await startGrpcServer({
       serviceName: "trainer",
@@ -35,6 +38,7 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
           implementation: createTrainerService({
             modelPath: config.modelPath,
             publishModel: registry === undefined ? undefined : createRegistryPublisher(registry),
+            fitter,
             logger: deps.logger.child({ service: "trainer" }),
           }),
         },
@@ -44,10 +48,12 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
       ...server,
       close: async () => {
         await server.close();
+        await fitter.close();
         registry?.close();
       },
     };
   } catch (error) {
+    await fitter.close();
     registry?.close();
     throw error;
   }

@@ -7,6 +7,7 @@ import type { TrainerServiceImplementation, TrainRequest, TrainResponse } from "
 import { collectChunks } from "../kit/table-codec.js";
 import type { DomainLogger } from "../kit/logger.js";
 import { type ModelArchive, publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";
+import type { ComponentFitter } from "./domain/fit-components.js";
 import { trainModels } from "./domain/train-models.js";
 import { listTrainers } from "./domain/trainer-registry.js";
 import { createEventQueue } from "./event-queue.js";
@@ -19,6 +20,8 @@ import { progressMessage, resultMessage, summaryMessage, toTrainModelsRequest } 
 export interface TrainerServiceDeps {
   modelPath: string;
   publishModel?: (archive: ModelArchive) => Promise<void>;
+  /** Runs the fits (a worker pool); on the main thread when unset. */
+  fitter?: ComponentFitter;
   logger: DomainLogger;
 }
 
@@ -67,6 +70,7 @@ export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceIm
         onProgress: (event) => queue.push(progressMessage(event)),
         onResult: (result) => queue.push(resultMessage(result, request, energySource)),
         logger: deps.logger,
+        fitter: deps.fitter,
         signal: context.signal,
       }).then(
         (result) => {

@@ -80,7 +80,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => prometheus.listen(0, "127.0.0.1", resolve));
   prometheusUrl = `http://127.0.0.1:${(prometheus.address() as { port: number }).port}`;
   extractorHandle = await startExtractor(
-    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: [prometheusUrl] },
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: [prometheusUrl], workerThreads: 1 },
     { logger: silentLogger() },
   );
   registry = createRegistryClient(registryHandle.address);

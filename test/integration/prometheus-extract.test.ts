@@ -43,7 +43,7 @@ beforeAll(async () => {
   // otherwise be repeated for 5 minutes (its `command`-split series would then overlap).
   prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta: "1s" });
   server = await startExtractor(
-    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [prometheus.baseUrl] },
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [prometheus.baseUrl], workerThreads: 1 },
     { logger: silentLogger() },
   );
 }, 120_000);

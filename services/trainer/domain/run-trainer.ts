@@ -1,15 +1,8 @@
 // One trainer on one node type (reference Trainer.process body, spec §5.3 steps 3-7): fit every
-// component on the training rows, predict the test rows, MAE/MAPE, then archive, publish, checkpoint.
-import {
-  applyScale,
-  type Matrix,
-  meanAbsoluteError,
-  meanAbsolutePercentageError,
-  takeElements,
-  takeRows,
-  vectorStats,
-} from "../../../wasm-core/src/index.js";
-import { type FeatureGroupName, mainFeatureIndex } from "../../domain/feature-groups.js";
+// component on the training rows, predict the test rows, MAE/MAPE (fit-components.ts, possibly on a
+// worker thread), then, back on the main thread and in trainer order, archive, publish, checkpoint.
+import type { Matrix } from "../../../wasm-core/src/index.js";
+import type { FeatureGroupName } from "../../domain/feature-groups.js";
 import {
   type ComponentModelFile,
   type MetadataMachineSpec,
@@ -18,9 +11,10 @@ import {
   WEIGHT_FILE,
 } from "../../models/index.js";
 import { buildModelArchive } from "./build-model-archive.js";
+import type { ComponentFitter, FitOutcome } from "./fit-components.js";
 import type { TrainModelsDeps } from "./train-models.js";
 import type { TrainerImplementation } from "./trainer.js";
-import type { ComponentResult, TrainerResult, TrainProgress } from "./training-results.js";
+import type { TrainerResult, TrainProgress } from "./training-results.js";
 
 /** One node type's rows, prepared once and shared by all trainers. */
 export interface NodeTypeData {
@@ -46,6 +40,8 @@ export interface RunContext {
   publishing: boolean;
   continueFromCheckpoint: boolean;
   machineSpec?: MetadataMachineSpec;
+  /** Runs the fits (this thread or a worker pool). */
+  fitter: ComponentFitter;
   /** Component fits done so far over the whole run, for progress events. */
   progress: { done: number };
   total: number;
@@ -55,8 +51,59 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Fits, evaluates, archives and publishes one trainer on one node type; failures become a failed result. */
-export async function runTrainer(trainer: TrainerImplementation, data: NodeTypeData, run: RunContext): Promise<TrainerResult> {
+/** Starts one trainer's fits on one node type (checkpoints first); the returned promise never rejects. */
+export async function fitTrainer(
+  trainer: TrainerImplementation,
+  data: NodeTypeData,
+  run: RunContext,
+  signal?: AbortSignal,
+): Promise<FittedTrainer> {
+  try {
+    const checkpoints = await loadCheckpoints(trainer, data, run);
+    // A continued trainer must see features scaled exactly as its checkpoint was.
+    const scale = checkpoints.scale ?? data.scale;
+    const outcome = await run.fitter.fit(
+      {
+        trainerName: trainer.name,
+        input: data.input,
+        scale,
+        labels: run.components.map((c) => data.labels.get(c) as Float64Array),
+        timestamps: data.timestamps,
+        trainRows: data.trainRows,
+        testRows: data.testRows,
+        features: run.features,
+        components: [...run.components],
+        featureGroup: run.featureGroup,
+        seed: run.seed,
+        previous: Array.from(checkpoints.models),
+      },
+      signal,
+    );
+    return { scale, outcome };
+  } catch (error) {
+    return {
+      scale: data.scale,
+      outcome: { fitted: [], components: [], failure: { component: "", message: describeError(error) } },
+    };
+  }
+}
+
+/** A trainer's fits, done: the scale they used and their outcome. */
+export interface FittedTrainer {
+  scale: Float64Array;
+  outcome: FitOutcome;
+}
+
+/**
+ * Reports one trainer's fits in order, then archives and publishes it; failures become a failed result.
+ * Runs on the main thread in trainer order, so events and publishes are the same whatever ran the fits.
+ */
+export async function finishTrainer(
+  trainer: TrainerImplementation,
+  data: NodeTypeData,
+  run: RunContext,
+  { scale, outcome }: FittedTrainer,
+): Promise<TrainerResult> {
   const modelName = modelNameOf(trainer.name, data.nodeType);
   const base = {
     trainerName: trainer.name,
@@ -67,41 +114,20 @@ export async function runTrainer(trainer: TrainerImplementation, data: NodeTypeD
   };
   const report = (subject: string, message: string, stage: TrainProgress["stage"] = "train") =>
     run.deps.onProgress?.({ stage, subject, done: run.progress.done, total: run.total, message });
-  const fitted: Array<{ component: string; model: ComponentModelFile }> = [];
-  const componentResults: ComponentResult[] = [];
+  const { fitted, components: componentResults } = outcome;
   let current = "";
   try {
-    const checkpoints = await loadCheckpoints(trainer, data, run);
-    // A continued trainer must see features scaled exactly as its checkpoint was.
-    const scale = checkpoints.scale ?? data.scale;
-    const scaled = applyScale(data.input, scale);
-    const xTrain = takeRows(scaled, data.trainRows);
-    const xTest = takeRows(scaled, data.testRows);
-    const testTimestamps = takeElements(data.timestamps, data.testRows);
-    for (const component of run.components) {
-      current = component;
-      const subject = `${trainer.name}/${component}`;
+    for (const result of componentResults) {
+      const subject = `${trainer.name}/${result.component}`;
       report(subject, `fitting node type ${data.nodeType}`);
-      const y = data.labels.get(component) as Float64Array;
-      const yTest = takeElements(y, data.testRows);
-      const model = trainer.fit(xTrain, takeElements(y, data.trainRows), {
-        component,
-        features: run.features,
-        mainFeatureIndex: mainFeatureIndex(run.featureGroup, component, run.features),
-        seed: run.seed,
-        previous: checkpoints.models.get(component),
-      });
-      const predictions = trainer.predict(model, xTest);
-      const bad = vectorStats(predictions).nonFiniteCount;
-      if (bad > 0) throw new Error(`${bad} of ${predictions.length} test predictions are NaN or infinite`);
-      const maeWatts = meanAbsoluteError(yTest, predictions);
-      const mapePercent = meanAbsolutePercentageError(yTest, predictions);
-      fitted.push({ component, model });
-      componentResults.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps });
       run.progress.done++;
-      report(subject, `fitted node type ${data.nodeType}: MAE ${maeWatts.toFixed(2)} W`);
+      report(subject, `fitted node type ${data.nodeType}: MAE ${result.maeWatts.toFixed(2)} W`);
     }
-    current = "";
+    if (outcome.failure !== undefined) {
+      current = outcome.failure.component;
+      if (current !== "") report(`${trainer.name}/${current}`, `fitting node type ${data.nodeType}`);
+      throw new Error(outcome.failure.message);
+    }
     const archive = buildModelArchive(
       trainer,
       {

@@ -21,7 +21,8 @@ import {
   type ModelGroup,
   type OutputTypeName,
 } from "../../models/index.js";
-import { type NodeTypeData, runTrainer } from "./run-trainer.js";
+import { type ComponentFitter, inThreadFitter } from "./fit-components.js";
+import { type FittedTrainer, finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
 import { assertTestTimestamps, type SplitSpec, splitRows } from "./train-test-split.js";
 import { resolveTrainers } from "./trainer-registry.js";
 import { prepareTrainingTable } from "./training-table.js";
@@ -61,6 +62,8 @@ export interface TrainModelsDeps {
   onProgress?(event: TrainProgress): void;
   onResult?(result: TrainerResult): void;
   logger?: { warn(fields: object, message: string): void };
+  /** Runs the fits; on this thread, one at a time, when unset. */
+  fitter?: ComponentFitter;
   /** Stops before the next trainer when aborted (a cancelled RPC); nothing more is published. */
   signal?: AbortSignal;
 }
@@ -128,27 +131,44 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
   const group: ModelGroup = { pipelineName, energySource, outputType: request.outputType, featureGroup };
   const total = prepared.length * trainers.length * components.length;
   const progress = { done: 0 };
+  const run: RunContext = {
+    deps,
+    group,
+    features,
+    components,
+    featureGroup,
+    seed,
+    publishing,
+    continueFromCheckpoint: request.continueFromCheckpoint === true,
+    machineSpec: request.machineSpec,
+    fitter: deps.fitter ?? inThreadFitter,
+    progress,
+    total,
+  };
+  // Fits run ahead (up to twice the fitter's width, so workers stay busy while the main thread publishes);
+  // results are reported and published strictly in node type x trainer order.
+  const jobs = prepared.flatMap((data) => trainers.map((trainer) => ({ data, trainer })));
+  const ahead = run.fitter.concurrency === 1 ? 1 : 2 * run.fitter.concurrency;
+  const fits: Array<Promise<FittedTrainer>> = [];
   const results: TrainerResult[] = [];
-  for (const data of prepared) {
-    for (const trainer of trainers) {
+  try {
+    for (let index = 0; index < jobs.length; index++) {
       await yieldToEventLoop();
       deps.signal?.throwIfAborted();
-      const result = await runTrainer(trainer, data, {
-        deps,
-        group,
-        features,
-        components,
-        featureGroup,
-        seed,
-        publishing,
-        continueFromCheckpoint: request.continueFromCheckpoint === true,
-        machineSpec: request.machineSpec,
-        progress,
-        total,
-      });
+      for (let next = fits.length; next < Math.min(jobs.length, index + ahead); next++) {
+        const { data, trainer } = jobs[next]!;
+        fits.push(fitTrainer(trainer, data, run, deps.signal));
+      }
+      const { data, trainer } = jobs[index]!;
+      const fitted = await fits[index]!;
+      deps.signal?.throwIfAborted();
+      const result = await finishTrainer(trainer, data, run, fitted);
       results.push(result);
       deps.onResult?.(result);
     }
+  } finally {
+    // Fits started ahead of an abort settle quietly (fitTrainer never rejects).
+    await Promise.all(fits);
   }
   return { results, nodeTypes, rowCount: table.rowCount };
 }

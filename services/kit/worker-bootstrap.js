@@ -1,0 +1,20 @@
+// First module of every pool worker: lowers this thread's priority, registers tsx's loader in this thread
+// (sources are TypeScript and a worker does not inherit the parent's `--import tsx`), then loads the task
+// module named in workerData.
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { workerData } from "node:worker_threads";
+import { register } from "tsx/esm/api";
+
+// Nice 10: the event loop (health, Estimate) wins the CPU whenever both want it, also while this thread
+// compiles its modules. Linux keeps a nice value per thread, addressed by the thread id that
+// /proc/thread-self names; elsewhere, or when not permitted, the thread keeps the process's priority.
+try {
+  const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+  if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, 10);
+} catch {
+  // Not Linux, or no permission: normal priority.
+}
+
+register();
+await import(workerData.entry);

@@ -1,0 +1,91 @@
+// The CPU-heavy part of one trainer on one node type: scale, split, fit every component, predict the
+// test rows, MAE/MAPE. Plain data in and out (no callbacks, no I/O) so it runs the same on the main
+// thread or on a worker thread with its own wasm-core instance; failures come back as data.
+import {
+  applyScale,
+  type Matrix,
+  meanAbsoluteError,
+  meanAbsolutePercentageError,
+  takeElements,
+  takeRows,
+  vectorStats,
+} from "../../../wasm-core/src/index.js";
+import { type FeatureGroupName, mainFeatureIndex } from "../../domain/feature-groups.js";
+import type { ComponentModelFile } from "../../models/index.js";
+import { resolveTrainers } from "./trainer-registry.js";
+import type { ComponentResult } from "./training-results.js";
+
+/** Everything one trainer's fits on one node type need. */
+export interface FitJob {
+  trainerName: string;
+  /** Features after the ratio rule, unscaled. */
+  input: Matrix;
+  /** The MaxAbs scale to apply (the checkpoint's when continuing). */
+  scale: Float64Array;
+  /** Label per component, in `components` order. */
+  labels: Float64Array[];
+  timestamps: Float64Array;
+  trainRows: Uint32Array;
+  testRows: Uint32Array;
+  features: string[];
+  components: string[];
+  featureGroup: FeatureGroupName;
+  seed: number;
+  /** Checkpointed models to continue from, by component. */
+  previous: Array<[string, ComponentModelFile]>;
+}
+
+/** The fitted components in order; `failure` names the component that failed ("" before any fit). */
+export interface FitOutcome {
+  fitted: Array<{ component: string; model: ComponentModelFile }>;
+  components: ComponentResult[];
+  failure?: { component: string; message: string };
+}
+
+/** What runs fit jobs: on this thread one at a time, or a worker pool `concurrency` wide. */
+export interface ComponentFitter {
+  readonly concurrency: number;
+  fit(job: FitJob, signal?: AbortSignal): Promise<FitOutcome>;
+}
+
+/** Fits on the calling thread (tests, `--worker-threads 0`). */
+export const inThreadFitter: ComponentFitter = {
+  concurrency: 1,
+  fit: async (job) => fitComponents(job),
+};
+
+/** Runs one fit job; never throws (a failure is part of the outcome, as the reference reports it). */
+export function fitComponents(job: FitJob): FitOutcome {
+  const outcome: FitOutcome = { fitted: [], components: [] };
+  let current = "";
+  try {
+    const trainer = resolveTrainers([job.trainerName])[0]!;
+    const previous = new Map(job.previous);
+    const scaled = applyScale(job.input, job.scale);
+    const xTrain = takeRows(scaled, job.trainRows);
+    const xTest = takeRows(scaled, job.testRows);
+    const testTimestamps = takeElements(job.timestamps, job.testRows);
+    job.components.forEach((component, index) => {
+      current = component;
+      const y = job.labels[index]!;
+      const yTest = takeElements(y, job.testRows);
+      const model = trainer.fit(xTrain, takeElements(y, job.trainRows), {
+        component,
+        features: job.features,
+        mainFeatureIndex: mainFeatureIndex(job.featureGroup, component, job.features),
+        seed: job.seed,
+        previous: previous.get(component),
+      });
+      const predictions = trainer.predict(model, xTest);
+      const bad = vectorStats(predictions).nonFiniteCount;
+      if (bad > 0) throw new Error(`${bad} of ${predictions.length} test predictions are NaN or infinite`);
+      const maeWatts = meanAbsoluteError(yTest, predictions);
+      const mapePercent = meanAbsolutePercentageError(yTest, predictions);
+      outcome.fitted.push({ component, model });
+      outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps });
+    });
+  } catch (error) {
+    outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };
+  }
+  return outcome;
+}

@@ -1,0 +1,108 @@
+// The fit pool changes where fits run, never what they produce: same models, metrics, archives, progress
+// events and publish order as on the main thread, failures named the same, and a closed pool refuses work.
+import { afterAll, describe, expect, it } from "vitest";
+import { goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
+import { createDataTable } from "../domain/data-table.js";
+import type { ModelArchive } from "../models/index.js";
+import { type ComponentFitter, inThreadFitter } from "./domain/fit-components.js";
+import { type TrainModelsRequest, type TrainProgress, trainModels } from "./domain/train-models.js";
+import { listTrainers } from "./domain/trainer-registry.js";
+import { createFitPool } from "./fit-pool.js";
+
+const pool = createFitPool(2);
+afterAll(() => pool.close());
+
+async function runWith(fitter: ComponentFitter, request: TrainModelsRequest) {
+  const progress: TrainProgress[] = [];
+  const published: ModelArchive[] = [];
+  const { results } = await trainModels(request, {
+    fitter,
+    onProgress: (event) => progress.push(event),
+    publishModel: async (archive) => {
+      published.push(archive);
+    },
+  });
+  return { results, progress, published };
+}
+
+describe("trainer fit pool", () => {
+  it.each(["rapl-sysfs", "acpi"] as const)(
+    "gives the main thread's results on coremark %s, in the same order",
+    async (source) => {
+      const request: TrainModelsRequest = {
+        table: goldenTable(source),
+        energySource: source,
+        featureGroup: "CounterOnly",
+        outputType: "AbsPower",
+        trainerNames: listTrainers().map((t) => t.name),
+        testTimestampsSeconds: goldenTestTimestamps(source),
+        pipelineName: "pool",
+        seed: 7,
+      };
+      const inThread = await runWith(inThreadFitter, request);
+      const pooled = await runWith(pool, request);
+      expect(inThread.results.every((r) => r.outcome === "succeeded")).toBe(true);
+      expect(pooled.results).toEqual(inThread.results);
+      expect(pooled.progress).toEqual(inThread.progress);
+      expect(pooled.published.map((a) => a.location)).toEqual(inThread.published.map((a) => a.location));
+      expect(pooled.published).toEqual(inThread.published);
+      expect(pooled.published.length).toBe(listTrainers().length);
+    },
+  );
+
+  it("names a failed fit the same way as on the main thread", async () => {
+    const x = [1, 2, 3];
+    const request: TrainModelsRequest = {
+      table: createDataTable(
+        x.map((_, i) => 1000 + 3 * i),
+        [
+          ["cache_miss", x],
+          ["cpu_cycles", x],
+          ["cpu_instructions", x],
+          ["platform_power", x.map((v) => 100 + 10 * v)],
+        ],
+      ),
+      energySource: "acpi",
+      featureGroup: "CounterOnly",
+      outputType: "AbsPower",
+      trainerNames: ["LinearRegressionTrainer", "KNeighborsRegressorTrainer", "LogisticRegressionTrainer"],
+      testTimestampsSeconds: [1006],
+      skipPublish: true,
+    };
+    const inThread = await runWith(inThreadFitter, request);
+    const pooled = await runWith(pool, request);
+    expect(pooled.results.map((r) => [r.trainerName, r.outcome, r.failureReason ?? ""])).toEqual([
+      ["LinearRegressionTrainer", "succeeded", ""],
+      ["KNeighborsRegressorTrainer", "failed", "platform: needs at least 6 training rows for 6 neighbours, got 2"],
+      ["LogisticRegressionTrainer", "failed", "platform: needs at least 4 training rows for 4 parameters, got 2"],
+    ]);
+    expect(pooled.results).toEqual(inThread.results);
+    expect(pooled.progress).toEqual(inThread.progress);
+  });
+
+  it("refuses work once closed", async () => {
+    const closing = createFitPool(1);
+    await closing.close();
+    await expect(
+      closing.fit({
+        trainerName: "LinearRegressionTrainer",
+        input: { rows: 0, cols: 0, values: new Float64Array() },
+        scale: new Float64Array(),
+        labels: [],
+        timestamps: new Float64Array(),
+        trainRows: new Uint32Array(),
+        testRows: new Uint32Array(),
+        features: [],
+        components: [],
+        featureGroup: "CounterOnly",
+        seed: 0,
+        previous: [],
+      }),
+    ).rejects.toThrow("trainer-fit worker pool is closed");
+  });
+
+  it("runs on the main thread with 0 worker threads", () => {
+    expect(createFitPool(0).concurrency).toBe(1);
+    expect(pool.concurrency).toBe(2);
+  });
+});
