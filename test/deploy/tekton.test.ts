@@ -5,7 +5,7 @@
 // records its arguments and prints responses built from the real response types in grpcurl's format.
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type DescMethod, create, createFileRegistry, fromBinary, fromJson, type Registry, toJson } from "@bufbuild/protobuf";
@@ -14,7 +14,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createZip } from "../../services/models/zip-writer.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import type { Json, K8sObject } from "./support/rendered-manifests.js";
-import { readTektonResources, runStepScript, taskParams } from "./support/tekton-script.js";
+import { validateWithKubernetesModels } from "./support/rendered-manifests.js";
+import { readTektonExamples, readTektonResources, runStepScript, taskParams } from "./support/tekton-script.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -140,6 +141,83 @@ describe("Tekton resources", () => {
   });
 });
 
+describe("Tekton parameters and examples", () => {
+  it("every Pipeline parameter reaches a Task, and every Task parameter reaches its step", () => {
+    for (const pipeline of resources.filter((resource) => resource.kind === "Pipeline")) {
+      const wiring = JSON.stringify([pipeline.spec.tasks, pipeline.spec.finally ?? []]);
+      for (const param of pipeline.spec.params as Json[]) {
+        expect(wiring, `${pipeline.metadata.name} ${param.name}`).toContain(`$(params.${param.name}`);
+      }
+    }
+    for (const t of resources.filter((resource) => resource.kind === "Task")) {
+      const steps = JSON.stringify(t.spec.steps);
+      for (const param of t.spec.params as Json[]) {
+        expect(steps, `${t.metadata.name} ${param.name}`).toContain(`$(params.${param.name}`);
+      }
+    }
+  });
+
+  it("the machine spec is collected first and passed to every training Task and the push", () => {
+    for (const pipeline of resources.filter((resource) => resource.kind === "Pipeline")) {
+      const tasks = [...pipeline.spec.tasks, ...(pipeline.spec.finally ?? [])] as Json[];
+      const collect = tasks.find((candidate) => candidate.taskRef.name === "kepler-model-collect-machine-spec");
+      expect(collect?.params, pipeline.metadata.name).toEqual([{ name: "MACHINE_ID", value: "$(params.MACHINE_ID)" }]);
+      const value = (pipelineTask: Json, name: string) =>
+        (pipelineTask.params as Json[]).find((param) => param.name === name)?.value;
+      const training = tasks.filter((candidate) => candidate.taskRef.name === "kepler-model-run-pipeline");
+      expect(training.length).toBeGreaterThan(0);
+      for (const train of training) {
+        expect(value(train, "MACHINE_SPEC")).toBe(`$(tasks.${collect.name}.results.machine-spec)`);
+        expect(value(train, "MACHINE_ID")).toBe(`$(tasks.${collect.name}.results.machine-id)`);
+      }
+      const push = tasks.find((candidate) => candidate.taskRef.name === "kepler-model-s3-push");
+      expect(value(push, "MACHINE_ID")).toBe(`$(tasks.${collect.name}.results.machine-id)`);
+    }
+  });
+
+  it("the example PipelineRuns give only declared parameters, every required one, on the example volume", async () => {
+    const examples = readTektonExamples();
+    expect(examples.map(({ file, object }) => `${file} ${object.kind}`)).toEqual([
+      "complete-train.yaml PipelineRun",
+      "pvc/hostpath.yaml PersistentVolume",
+      "pvc/hostpath.yaml PersistentVolumeClaim",
+      "single-train/abs-power.yaml PipelineRun",
+      "single-train/default.yaml PipelineRun",
+      "single-train/dyn-power.yaml PipelineRun",
+    ]);
+    const volume = examples.find(({ object }) => object.kind === "PersistentVolume")!.object;
+    const claim = examples.find(({ object }) => object.kind === "PersistentVolumeClaim")!.object;
+    await validateWithKubernetesModels(volume);
+    await validateWithKubernetesModels(claim);
+    expect(claim.spec.volumeName).toBe(volume.metadata.name);
+    expect(claim.spec.storageClassName).toBe(volume.spec.storageClassName);
+
+    const outputTypes: Record<string, string> = {};
+    for (const { file, object: run } of examples.filter(({ object }) => object.kind === "PipelineRun")) {
+      const pipeline = resources.find((r) => r.kind === "Pipeline" && r.metadata.name === run.spec.pipelineRef.name);
+      expect(pipeline, `${file} pipelineRef`).toBeDefined();
+      const declared = new Map((pipeline!.spec.params as Json[]).map((param) => [param.name, param]));
+      const given = new Map((run.spec.params as Json[]).map((param) => [param.name, param.value]));
+      for (const [name, value] of given) {
+        expect(declared.has(name), `${file} ${name} is declared`).toBe(true);
+        const isArray = declared.get(name).type === "array";
+        expect(isArray ? Array.isArray(value) : typeof value === "string", `${file} ${name} type`).toBe(true);
+      }
+      for (const [name, param] of declared) {
+        if (param.default === undefined) expect(given.has(name), `${file} gives ${name}`).toBe(true);
+      }
+      expect(run.spec.workspaces, file).toEqual([{ name: "mnt", persistentVolumeClaim: { claimName: claim.metadata.name } }]);
+      if (given.has("OUTPUT_TYPE")) outputTypes[file] = given.get("OUTPUT_TYPE");
+      if (given.has("STRESS_ARGS")) expect(given.get("STRESS_ARGS"), file).toEqual(["cpu;none;none"]);
+    }
+    expect(outputTypes).toEqual({
+      "single-train/abs-power.yaml": "AbsPower",
+      "single-train/default.yaml": "AbsPower",
+      "single-train/dyn-power.yaml": "DynPower",
+    });
+  });
+});
+
 describe("Tekton task scripts", () => {
   it("run-pipeline sends a RunPipeline request the contract accepts and reports the summary's counts", async () => {
     const dirs = scratch();
@@ -251,6 +329,94 @@ describe("Tekton task scripts", () => {
     await expect(
       runStepScript(t, "run", { ...scratch(), params: taskParams(t, { ...base, ISOLATOR: "minimum" }), grpcurlOutput: empty }),
     ).rejects.toThrow('ISOLATOR must be none, min, profile or trainer, got "minimum"');
+  });
+
+  it("collect-machine-spec derives the reference's spec from /proc and /sys, and run-pipeline indexes it", async () => {
+    const collect = task("kepler-model-collect-machine-spec");
+    // A two-socket machine: 4 logical CPUs, 2 threads per core, 502.9 GiB, cpufreq maxima 3.0 and 3.5 GHz.
+    const dirs = scratch();
+    const root = join(dirs.scratchDir, "host");
+    mkdirSync(join(root, "proc"), { recursive: true });
+    const cpu = (index: number, chip: number, mhz: string) =>
+      `processor\t: ${index}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz\n` +
+      `cpu MHz\t\t: ${mhz}\nphysical id\t: ${chip}\nsiblings\t: 2\ncpu cores\t: 1\n\n`;
+    writeFileSync(join(root, "proc/cpuinfo"), cpu(0, 0, "2300.000") + cpu(1, 0, "2999.500") + cpu(2, 1, "2300.000") + cpu(3, 1, "1200.0"));
+    writeFileSync(join(root, "proc/meminfo"), "MemTotal:       527380904 kB\nMemFree:         1000 kB\n");
+    for (const [policy, khz] of [
+      ["policy0", "3000000"],
+      ["policy2", "3500000"],
+    ]) {
+      mkdirSync(join(root, "sys/devices/system/cpu/cpufreq", policy!), { recursive: true });
+      writeFileSync(join(root, "sys/devices/system/cpu/cpufreq", policy!, "cpuinfo_max_freq"), `${khz}\n`);
+    }
+    mkdirSync(join(root, "sys/class/dmi/id"), { recursive: true });
+    writeFileSync(join(root, "sys/class/dmi/id/sys_vendor"), "Amazon EC2\n");
+    const params = taskParams(collect, { MACHINE_ID: "m4.metal", PROC_PATH: join(root, "proc"), SYS_PATH: join(root, "sys") });
+    const { stdout } = await runStepScript(collect, "collect", { ...dirs, params, grpcurlOutput: "" });
+    expect(stdout).toContain("machine m4.metal:");
+    const specResult = readFileSync(join(dirs.resultsDir, "machine-spec"), "utf8");
+    expect(JSON.parse(specResult)).toEqual({
+      processor: "intel_xeon_e5_2686v4",
+      cores: 4,
+      chips: 2,
+      memory_gib: 502,
+      frequency_mhz: 3500,
+      vendor: "amazon",
+      threads_per_core: 2,
+    });
+    expect(readFileSync(join(dirs.resultsDir, "machine-id"), "utf8")).toBe("m4.metal");
+    // The workspace copy has the reference's spec.json keys (what `pipeline run --machine-spec` reads).
+    expect(JSON.parse(readFileSync(join(dirs.workspaceDir, "machine_spec/m4.metal.json"), "utf8"))).toMatchObject({
+      processor: "intel_xeon_e5_2686v4",
+      cores: 4,
+      chips: 2,
+      memory: 502,
+      frequency: 3500,
+    });
+
+    // The result, passed on as run-pipeline's MACHINE_SPEC, is a MachineSpec the contract decodes strictly.
+    const runPipeline = rpc("PipelineService", "RunPipeline");
+    const summary = grpcurlOutput(runPipeline, [{ content: { case: "summary", value: { pipelineName: "p", succeededCount: 1 } } }]);
+    const train = task("kepler-model-run-pipeline");
+    const base = { PIPELINE_NAME: "p", START_TIME: "1", END_TIME: "2", MACHINE_SPEC: specResult, MACHINE_ID: "m4.metal" };
+    const { grpcurlArgs } = await runStepScript(train, "run", { ...scratch(), params: taskParams(train, base), grpcurlOutput: summary });
+    expect(requestOf(grpcurlArgs).options).toMatchObject({
+      machineSpec: {
+        processor: "intel_xeon_e5_2686v4",
+        cores: 4,
+        chips: 2,
+        memoryGib: 502,
+        frequencyMhz: 3500,
+        vendor: "amazon",
+        threadsPerCore: 2,
+      },
+      machineId: "m4.metal",
+    });
+    expect(requestOf(grpcurlArgs).options.nodeType).toBeUndefined();
+    // A NODE_TYPE given by hand wins over the collected spec.
+    const forced = await runStepScript(train, "run", {
+      ...scratch(),
+      params: taskParams(train, { ...base, NODE_TYPE: "3" }),
+      grpcurlOutput: summary,
+    });
+    expect(requestOf(forced.grpcurlArgs).options.nodeType).toBe(3);
+    expect(requestOf(forced.grpcurlArgs).options.machineSpec).toBeUndefined();
+    await expect(
+      runStepScript(train, "run", { ...scratch(), params: taskParams(train, { ...base, MACHINE_ID: "" }), grpcurlOutput: summary }),
+    ).rejects.toThrow("MACHINE_SPEC needs MACHINE_ID");
+  });
+
+  it("collect-machine-spec on this machine's real /proc: its logical CPUs and memory, a derived id", async () => {
+    const collect = task("kepler-model-collect-machine-spec");
+    const dirs = scratch();
+    await runStepScript(collect, "collect", { ...dirs, params: taskParams(collect, {}), grpcurlOutput: "" });
+    const spec = JSON.parse(readFileSync(join(dirs.resultsDir, "machine-spec"), "utf8"));
+    expect(spec.cores).toBe(cpus().length);
+    expect(spec.memory_gib).toBe(Math.floor(totalmem() / 2 ** 30));
+    expect(spec.chips).toBeGreaterThanOrEqual(1);
+    expect(spec.frequency_mhz % 100).toBe(0);
+    // No MACHINE_ID and no node name outside a pod: the id falls back to processor and core count.
+    expect(readFileSync(join(dirs.resultsDir, "machine-id"), "utf8")).toBe(`${spec.processor}-${spec.cores}cores`);
   });
 
   it("query-prometheus sends a QueryPrometheus request and reassembles the streamed response JSON", async () => {

@@ -17,6 +17,15 @@ export function readTektonResources(): K8sObject[] {
   );
 }
 
+/** The example PipelineRuns and the volume under deploy/tekton/examples, each with its file name. */
+export function readTektonExamples(): { file: string; object: K8sObject }[] {
+  const dir = join(REPO_ROOT, "deploy/tekton/examples");
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".yaml"))
+    .sort()
+    .flatMap((file) => parseYamlDocuments(readFileSync(join(dir, file), "utf8"), file).map((object) => ({ file, object })));
+}
+
 /** What Tekton would substitute into one step: parameter values, result files and the workspace. */
 export interface StepContext {
   readonly params: Readonly<Record<string, string>>;
