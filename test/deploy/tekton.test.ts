@@ -5,7 +5,7 @@
 // records its arguments and prints responses built from the real response types in grpcurl's format.
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type DescMethod, create, createFileRegistry, fromBinary, fromJson, type Registry, toJson } from "@bufbuild/protobuf";
@@ -329,6 +329,40 @@ describe("Tekton task scripts", () => {
     await expect(
       runStepScript(t, "run", { ...scratch(), params: taskParams(t, { ...base, ISOLATOR: "minimum" }), grpcurlOutput: empty }),
     ).rejects.toThrow('ISOLATOR must be none, min, profile or trainer, got "minimum"');
+  });
+
+  it("run-stressng steps the maximum CPU frequency and the instance counts from the node's CPU info", async () => {
+    const stress = task("kepler-model-run-stressng");
+    const dirs = scratch();
+    // cpufreq policies: 0.8-2.4 GHz, capped at 2.0 GHz by the operator before the run.
+    const cpufreq = join(dirs.scratchDir, "cpufreq");
+    for (const policy of ["policy0", "policy1"]) {
+      mkdirSync(join(cpufreq, policy), { recursive: true });
+      writeFileSync(join(cpufreq, policy, "cpuinfo_min_freq"), "800000\n");
+      writeFileSync(join(cpufreq, policy, "cpuinfo_max_freq"), "2400000\n");
+      writeFileSync(join(cpufreq, policy, "scaling_max_freq"), "2000000\n");
+    }
+    const params = taskParams(stress, {
+      STRESS_TIMEOUT: "1",
+      STRESS_BREAK_INTERVAL: "0",
+      CPU_FREQUENCY_ENABLED: "true",
+      CPUFREQ_PATH: cpufreq,
+    });
+    const { stdout } = await runStepScript(stress, "stress", { ...dirs, params, arrays: { STRESS_ARGS: ["cpu;none;none"] }, grpcurlOutput: "" });
+    // Instances 1, 2, 4, 8 up to the CPU count, then every 8 up to the count + 8; frequencies from min + 800 MHz.
+    const count = availableParallelism();
+    const instances = [1, 2, 4, 8].filter((n) => n <= count);
+    for (let n = 16; n <= count + 8; n += 8) instances.push(n);
+    expect(stdout).toContain(`instances: ${instances.join(" ")}; frequencies (kHz): 1600000 2400000`);
+    const runs = stdout.split("\n").filter((line) => line.startsWith("maximum CPU frequency") || line.startsWith("stress-ng --"));
+    expect(runs).toEqual(
+      ["1600000", "2400000"].flatMap((khz) => [
+        `maximum CPU frequency ${khz} kHz`,
+        ...instances.map((n) => `stress-ng --cpu ${n} (none=none) for 1s`),
+      ]),
+    );
+    // The operator's cap is restored on exit.
+    for (const policy of ["policy0", "policy1"]) expect(readFileSync(join(cpufreq, policy, "scaling_max_freq"), "utf8").trim()).toBe("2000000");
   });
 
   it("collect-machine-spec derives the reference's spec from /proc and /sys, and run-pipeline indexes it", async () => {
