@@ -11,7 +11,15 @@ import { promisify } from "node:util";
 import { type DescMethod, create, createFileRegistry, fromBinary, fromJson, type Registry, toJson } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  PipelineServiceDefinition,
+  RunPipelineRequest,
+  type RunPipelineRequest as RunPipelineRequestMessage,
+} from "../../services/generated/kepler/model/v1/pipeline_service.js";
+import { startGrpcServer } from "../../services/kit/grpc-server.js";
+import { silentLogger } from "../../services/kit/logger.js";
 import { createZip } from "../../services/models/zip-writer.js";
+import { runCliCaptured } from "../support/run-cli.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import type { Json, K8sObject } from "./support/rendered-manifests.js";
 import { validateWithKubernetesModels } from "./support/rendered-manifests.js";
@@ -316,6 +324,101 @@ describe("Tekton task scripts", () => {
       "authorization: Bearer 0123456789abcdef0123",
     ]);
     expect(methodOf(grpcurlArgs).name).toBe("RunPipeline");
+  });
+
+  it("run-pipeline sends the request `kepler-model pipeline run` sends with the matching flags", async () => {
+    // Machine spec from collect-machine-spec on this machine: the result for Tekton, the workspace file for the CLI.
+    const collect = task("kepler-model-collect-machine-spec");
+    const collected = scratch();
+    await runStepScript(collect, "collect", { ...collected, params: taskParams(collect, { MACHINE_ID: "node-a" }), grpcurlOutput: "" });
+    const given: Record<string, string> = {
+      PIPELINE_NAME: "parity",
+      START_TIME: "1700000100",
+      END_TIME: "1700000400",
+      ENERGY_SOURCES: "rapl-sysfs,acpi",
+      FEATURE_GROUPS: "BPFOnly,ThirdParty",
+      EXTRACTOR: "smooth",
+      ISOLATOR: "trainer",
+      TARGET_HINTS: "stress,bench",
+      BG_HINTS: "kube",
+      ABS_PIPELINE_NAME: "abs_v1",
+      ABS_TRAINERS: "XgboostFitTrainer",
+      DYN_TRAINERS: "SGDRegressorTrainer,LinearRegressionTrainer",
+      THIRDPARTY_METRICS: "node_gpu_watts",
+      MACHINE_SPEC: readFileSync(join(collected.resultsDir, "machine-spec"), "utf8"),
+      MACHINE_ID: "node-a",
+      PROMETHEUS_URL: "http://prometheus.test:9090",
+      STEP_SECONDS: "5",
+    };
+    const flags: Record<string, string> = {
+      PIPELINE_NAME: "--pipeline",
+      START_TIME: "--start",
+      END_TIME: "--end",
+      ENERGY_SOURCES: "--source",
+      FEATURE_GROUPS: "--feature-group",
+      EXTRACTOR: "--extractor",
+      ISOLATOR: "--isolator",
+      TARGET_HINTS: "--target-hints",
+      BG_HINTS: "--bg-hints",
+      ABS_PIPELINE_NAME: "--abs-pipeline-name",
+      ABS_TRAINERS: "--abs-trainers",
+      DYN_TRAINERS: "--dyn-trainers",
+      THIRDPARTY_METRICS: "--third-party-metrics",
+      MACHINE_ID: "--machine-id",
+      PROMETHEUS_URL: "--prometheus",
+      STEP_SECONDS: "--step",
+    };
+    const argv = Object.entries(flags).flatMap(([param, flag]) => [flag, given[param]!]);
+    argv.push("--machine-spec", join(collected.workspaceDir, "machine_spec/node-a.json"));
+
+    // A stand-in pipeline service that records what the CLI sends (the contract's own encoding).
+    const received: RunPipelineRequestMessage[] = [];
+    const server = await startGrpcServer({
+      serviceName: "pipeline-recorder",
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger(),
+      services: [
+        {
+          definition: PipelineServiceDefinition,
+          implementation: {
+            // Only RunPipeline is called; the server needs a handler for every method.
+            ...Object.fromEntries(
+              Object.keys(PipelineServiceDefinition.methods).map((name) => [
+                name,
+                () => {
+                  throw new Error(`${name} is not recorded`);
+                },
+              ]),
+            ),
+            async *runPipeline(requests: AsyncIterable<RunPipelineRequestMessage>) {
+              for await (const request of requests) received.push(request);
+              yield { content: { $case: "summary", value: { pipelineName: "parity", succeededCount: 1 } } };
+            },
+          },
+        },
+      ],
+    });
+    try {
+      const cli = await runCliCaptured(["pipeline", "run", ...argv, "--pipeline-address", `127.0.0.1:${server.port}`]);
+      expect(cli.stderr).toBe("");
+      expect(cli.code).toBe(0);
+    } finally {
+      await server.close();
+    }
+    expect(received).toHaveLength(1);
+    const method = rpc("PipelineService", "RunPipeline");
+    const fromCli = toJson(method.input, fromBinary(method.input, RunPipelineRequest.encode(received[0]!).finish()), { registry });
+
+    const t = task("kepler-model-run-pipeline");
+    const output = grpcurlOutput(method, [{ content: { case: "summary", value: { pipelineName: "parity", succeededCount: 1 } } }]);
+    const { grpcurlArgs } = await runStepScript(t, "run", { ...scratch(), params: taskParams(t, given), grpcurlOutput: output });
+    const fromTekton = requestOf(grpcurlArgs);
+    expect(fromTekton).toEqual(fromCli);
+    expect(fromTekton.options.machineSpec.cores).toBe(cpus().length);
+    // Every run-pipeline parameter has its flag here, except the Tekton-only ones listed.
+    const tektonOnly = ["IDLE_START_TIME", "IDLE_END_TIME", "NODE_TYPE", "PIPELINE_ADDRESS", "GRPCURL_IMAGE"];
+    expect((t.spec.params as Json[]).map((param) => param.name).sort()).toEqual([...Object.keys(flags), "MACHINE_SPEC", ...tektonOnly].sort());
   });
 
   it("run-pipeline fails the step when no model was trained, and rejects an unknown isolator", async () => {
