@@ -6,7 +6,6 @@ import { type ComponentModelFile, CURVE_FORMULAS, type CurveFunction, createCurv
 import {
   expectModelKind,
   type FitContext,
-  type ReferenceTrainerName,
   TrainerFitError,
   type TrainerImplementation,
 } from "../trainer.js";
@@ -18,7 +17,7 @@ function column(x: Matrix, index: number): Float64Array {
   return x.values.subarray(index * x.rows, (index + 1) * x.rows);
 }
 
-function createCurveFitTrainer(name: ReferenceTrainerName, kind: CurveFunction, description: string): TrainerImplementation {
+function createCurveFitTrainer(name: string, kind: CurveFunction, description: string): TrainerImplementation {
   const parameterCount = kind === "logistic" ? 4 : 3;
   return {
     name,
