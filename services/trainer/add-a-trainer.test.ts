@@ -42,7 +42,7 @@ beforeAll(async () => {
     { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath: registryPath, rescanIntervalMs: 0 },
     { logger: silentLogger() },
   );
-  // Fits on the main thread: the worker threads load the built-in trainers only (docs/adding-a-trainer.md).
+  // A fit worker thread, as deployed: it imports MeanTrainer's module (registered with its URL) itself.
   trainer = await startTrainer(
     {
       ...readTrainerConfig({}),
@@ -50,7 +50,7 @@ beforeAll(async () => {
       port: 0,
       modelPath: trainerPath,
       registryAddress: registry.address,
-      workerThreads: 0,
+      workerThreads: 1,
     },
     { logger: silentLogger() },
   );

@@ -10,13 +10,22 @@ const TRAINER_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 
 // Insertion order is ListTrainers' order: the built-ins (reference order), then registered trainers.
 const registered = new Map<string, TrainerImplementation>();
+// Where a registered (non-built-in) trainer is defined, so a fit worker thread can import it too.
+const modules = new Map<string, string>();
+
+/** Where a trainer's definition module is, for threads that have not loaded it. */
+export interface TrainerRegistration {
+  /** The module that defines and registers the trainer (pass `import.meta.url`); built-ins need none. */
+  module?: string | URL;
+}
 
 /**
  * Adds a trainer to every place trainers are listed or resolved. Throws on a malformed name (letters and
  * digits, starting with a letter) or a name already registered by a different definition; registering the
- * same definition again is a no-op (a module imported twice).
+ * same definition again is a no-op (a module imported twice). Without `module`, fits of this trainer on
+ * worker threads fail with "unknown trainer" (workers load the built-ins only).
  */
-export function registerTrainer(trainer: TrainerImplementation): void {
+export function registerTrainer(trainer: TrainerImplementation, registration: TrainerRegistration = {}): void {
   if (!TRAINER_NAME.test(trainer.name)) {
     throw new InvalidInputError("trainer.name", `"${trainer.name}" must be letters and digits, starting with a letter`);
   }
@@ -27,6 +36,12 @@ export function registerTrainer(trainer: TrainerImplementation): void {
     throw new InvalidInputError("trainer.toWeights", `${trainer.name} is weight-capable, so it must define toWeights`);
   }
   registered.set(trainer.name, trainer);
+  if (registration.module !== undefined) modules.set(trainer.name, new URL(registration.module).href);
+}
+
+/** The module a fit worker imports to get `name` registered (undefined for built-ins). */
+export function trainerModuleOf(name: string): string | undefined {
+  return modules.get(name);
 }
 
 for (const trainer of BUILTIN_TRAINERS) registerTrainer(trainer);
@@ -56,7 +71,8 @@ export function resolveTrainers(names: readonly string[], field = "trainer_names
   const resolved: TrainerImplementation[] = [];
   names.forEach((name, index) => {
     const trainer = registered.get(name);
-    if (trainer === undefined) throw new InvalidInputError(`${field}[${index}]`, `unknown trainer "${name}" (known: ${knownNames()})`);
+    if (trainer === undefined)
+      throw new InvalidInputError(`${field}[${index}]`, `unknown trainer "${name}" (known: ${knownNames()})`);
     if (!resolved.includes(trainer)) resolved.push(trainer);
   });
   return resolved;

@@ -3,12 +3,7 @@
 // feature only (reference curvefit.py, spec §5.2).
 import { fitCurve, type Matrix, predictCurve, vectorStats } from "../../../../wasm-core/src/index.js";
 import { type ComponentModelFile, CURVE_FORMULAS, type CurveFunction, createCurveFitWeights } from "../../../models/index.js";
-import {
-  expectModelKind,
-  type FitContext,
-  TrainerFitError,
-  type TrainerImplementation,
-} from "../trainer.js";
+import { expectModelKind, type FitContext, TrainerFitError, type TrainerImplementation } from "../trainer.js";
 import { constantCurve, curveStartingPoint } from "./curve-fit-start.js";
 
 const MAX_EVALUATIONS = 30_000;
