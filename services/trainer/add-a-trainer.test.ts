@@ -1,13 +1,12 @@
-// docs/adding-a-trainer.md, done as a user would: a toy trainer (test/fixtures/trainer/mean-trainer.ts)
-// registered through registerTrainer is listed by ListTrainers, trains through the trainer service over
+// docs/adding-a-trainer.md, done as a user would: a toy trainer in one file (test/fixtures/trainer/mean-trainer.ts,
+// registering itself through registerTrainer), loaded by the trainer's --trainer-modules, is listed by ListTrainers, trains through the trainer service over
 // real gRPC, is published to a real registry, and the estimator serves Estimate with it: every component's
 // power is that component's mean over the training rows, whatever the features.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
-import { meanTrainer } from "../../test/fixtures/trainer/mean-trainer.js";
+import { fixturePath, goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
 import { createEstimatorClient } from "../estimator/client.js";
 import { readEstimatorConfig } from "../estimator/config.js";
 import { startEstimator } from "../estimator/main.js";
@@ -22,10 +21,12 @@ import { startRegistry } from "../registry/main.js";
 import { createTrainerClient } from "./client.js";
 import { readTrainerConfig } from "./config.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { registerTrainer } from "./domain/trainer-registry.js";
+import { findTrainer, registerTrainer } from "./domain/trainer-registry.js";
+import { loadTrainerModules } from "./load-trainer-modules.js";
 import { startTrainer } from "./main.js";
 
 const PIPELINE = "with_mean_trainer";
+const MEAN_TRAINER_FILE = fixturePath("mean-trainer.ts");
 const COMPONENTS = ["package", "core", "uncore", "dram"];
 const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
     { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath: registryPath, rescanIntervalMs: 0 },
     { logger: silentLogger() },
   );
-  // A fit worker thread, as deployed: it imports MeanTrainer's module (registered with its URL) itself.
+  // A fit worker thread, as deployed: it imports the trainer module itself.
   trainer = await startTrainer(
     {
       ...readTrainerConfig({}),
@@ -51,6 +52,7 @@ beforeAll(async () => {
       modelPath: trainerPath,
       registryAddress: registry.address,
       workerThreads: 1,
+      trainerModules: [MEAN_TRAINER_FILE],
     },
     { logger: silentLogger() },
   );
@@ -114,7 +116,7 @@ describe("a trainer added in one file", () => {
         trainerName: "MeanTrainer",
         modelClass: "scikit",
         weightCapable: true,
-        description: meanTrainer.description,
+        description: "Predicts the training mean of each component (a toy: the guide's example).",
       });
       expect(trainers[0]?.trainerName).toBe("PolynomialRegressionTrainer");
     } finally {
@@ -123,12 +125,24 @@ describe("a trainer added in one file", () => {
   });
 
   it("refuses a second definition under a taken name, and names that cannot be model names", () => {
+    const meanTrainer = findTrainer("MeanTrainer");
+    if (meanTrainer === undefined) throw new Error("MeanTrainer is not registered");
     expect(() => registerTrainer(meanTrainer)).not.toThrow();
     expect(() => registerTrainer({ ...meanTrainer })).toThrow(
       new InvalidInputError("trainer.name", "trainer MeanTrainer is already registered"),
     );
     expect(() => registerTrainer({ ...meanTrainer, name: "Mean_Trainer" })).toThrow(
       new InvalidInputError("trainer.name", '"Mean_Trainer" must be letters and digits, starting with a letter'),
+    );
+  });
+
+  it("refuses a trainer module that registers nothing or cannot be imported, naming the entry", async () => {
+    const helpers = fixturePath("fixtures.ts");
+    await expect(loadTrainerModules([MEAN_TRAINER_FILE, helpers])).rejects.toThrow(
+      new InvalidInputError("trainer_modules[1]", `${helpers} registered no trainer (call registerTrainer)`),
+    );
+    await expect(loadTrainerModules(["/nonexistent/trainer.ts"])).rejects.toThrow(
+      /^trainer_modules\[0\]: cannot import \/nonexistent\/trainer\.ts: /,
     );
   });
 

@@ -22,7 +22,7 @@ export interface TrainerRegistration {
 /**
  * Adds a trainer to every place trainers are listed or resolved. Throws on a malformed name (letters and
  * digits, starting with a letter) or a name already registered by a different definition; registering the
- * same definition again is a no-op (a module imported twice). Without `module`, fits of this trainer on
+ * same definition again only records `module` (a module imported twice). Without `module`, fits of this trainer on
  * worker threads fail with "unknown trainer" (workers load the built-ins only).
  */
 export function registerTrainer(trainer: TrainerImplementation, registration: TrainerRegistration = {}): void {
@@ -30,7 +30,10 @@ export function registerTrainer(trainer: TrainerImplementation, registration: Tr
     throw new InvalidInputError("trainer.name", `"${trainer.name}" must be letters and digits, starting with a letter`);
   }
   const existing = registered.get(trainer.name);
-  if (existing === trainer) return;
+  if (existing === trainer) {
+    if (registration.module !== undefined) modules.set(trainer.name, new URL(registration.module).href);
+    return;
+  }
   if (existing !== undefined) throw new InvalidInputError("trainer.name", `trainer ${trainer.name} is already registered`);
   if (trainer.weightCapable && trainer.toWeights === undefined) {
     throw new InvalidInputError("trainer.toWeights", `${trainer.name} is weight-capable, so it must define toWeights`);
