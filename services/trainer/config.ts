@@ -15,6 +15,14 @@ export const trainerConfigSchema = {
   },
   modelPath: modelPathKey,
   workerThreads: workerThreadsKey,
+  trainerModules: {
+    type: "list",
+    default: [] as string[],
+    env: "KEPLER_MODEL_TRAINER_MODULES",
+    flag: "trainer-modules",
+    description:
+      "Comma-separated module paths or file: URLs imported at start, each registering trainers with registerTrainer (docs/adding-a-trainer.md); they run with the server's rights, so list only your own code.",
+  },
   ...securityConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,

@@ -7,6 +7,7 @@ import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
 import { createFitPool } from "./fit-pool.js";
+import { loadTrainerModules } from "./load-trainer-modules.js";
 import { createRegistryPublisher } from "./registry-publisher.js";
 import { createTrainerService } from "./server.js";
 
@@ -15,6 +16,7 @@ import { createTrainerService } from "./server.js";
  * PublishModel (served at once); with an empty one, into the local model folder.
  */
 export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+  await loadTrainerModules(config.trainerModules);
   const registry =
     config.registryAddress === ""
       ? undefined

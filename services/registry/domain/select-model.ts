@@ -17,7 +17,6 @@ import {
   specCovers,
 } from "../../node-types/index.js";
 import { type ModelFilter, parseModelFilter, passesModelFilter } from "./model-filter.js";
-import { isWeightSupportTrainer } from "./model-name.js";
 import type { ModelStore } from "./model-store.js";
 import type { StoredModel } from "./stored-model.js";
 
@@ -92,7 +91,8 @@ function pickInGroup(models: readonly StoredModel[], context: GroupContext): Gro
     if (same.length > 0) names = same;
     else if (!context.looseNodeType) return names.length > 0 ? "no-node-type" : undefined;
   }
-  if (context.weight) names = names.filter((m) => isWeightSupportTrainer(m.trainerName) && m.weightJson !== undefined);
+  // Only weight-capable trainers write a weight.json (trainer registry), so its presence is the test.
+  if (context.weight) names = names.filter((m) => m.weightJson !== undefined);
   let candidates = names.filter((m) => isMatchedType(m, context));
   if (names.length > 0 && candidates.length === 0) {
     // get_largest_candidates: the node types with the most cores, else everything.

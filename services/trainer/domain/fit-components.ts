@@ -18,6 +18,8 @@ import type { ComponentResult } from "./training-results.js";
 /** Everything one trainer's fits on one node type need. */
 export interface FitJob {
   trainerName: string;
+  /** The module registering a non-built-in trainer, imported first by a worker thread that lacks it. */
+  trainerModule?: string;
   /** Features after the ratio rule, unscaled. */
   input: Matrix;
   /** The MaxAbs scale to apply (the checkpoint's when continuing). */

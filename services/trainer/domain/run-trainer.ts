@@ -14,6 +14,7 @@ import { buildModelArchive } from "./build-model-archive.js";
 import type { ComponentFitter, FitOutcome } from "./fit-components.js";
 import type { TrainModelsDeps } from "./train-models.js";
 import type { TrainerImplementation } from "./trainer.js";
+import { trainerModuleOf } from "./trainer-registry.js";
 import type { TrainerResult, TrainProgress } from "./training-results.js";
 
 /** One node type's rows, prepared once and shared by all trainers. */
@@ -65,6 +66,7 @@ export async function fitTrainer(
     const outcome = await run.fitter.fit(
       {
         trainerName: trainer.name,
+        trainerModule: trainerModuleOf(trainer.name),
         input: data.input,
         scale,
         labels: run.components.map((c) => data.labels.get(c) as Float64Array),

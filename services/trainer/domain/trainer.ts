@@ -5,7 +5,10 @@
 import type { Matrix } from "../../../wasm-core/src/index.js";
 import type { ComponentModelFile, ComponentWeights, FeatureEngineeringFile } from "../../models/index.js";
 
-/** The trainers the reference defines, in its default order (no_weight + weight_support). */
+/**
+ * The trainers the reference defines, in its default order (no_weight + weight_support). Informative
+ * only: the trainer set is the registry's (trainer-registry.ts), and names are not limited to these.
+ */
 export const REFERENCE_TRAINER_NAMES = [
   "PolynomialRegressionTrainer",
   "GradientBoostingRegressorTrainer",
@@ -39,9 +42,13 @@ export class TrainerFitError extends Error {
   override readonly name = "TrainerFitError";
 }
 
-/** One trainer. */
+/**
+ * One trainer's definition: everything the service, the archive and ListTrainers need to know about it.
+ * A trainer is added by writing one of these and registering it (trainer-registry.ts, docs/adding-a-trainer.md).
+ */
 export interface TrainerImplementation {
-  readonly name: ReferenceTrainerName;
+  /** `<Name>Trainer`-style name: letters and digits, unique (model names are `<name>_<node_type>`). */
+  readonly name: string;
   /** metadata.json `model_class`. */
   readonly modelClass: "scikit" | "curvefit" | "xgboost";
   /** True when the trainer writes weight.json (Linear, SGD and the curve fits). */
@@ -50,9 +57,14 @@ export interface TrainerImplementation {
   readonly continuesFromCheckpoint: boolean;
   /** One sentence on the model and its hyperparameters. */
   readonly description: string;
+  /** The fixed hyperparameters, for documentation and ListTrainers' description (optional). */
+  readonly hyperparameters?: Readonly<Record<string, number | string | boolean>>;
   /** Trainer-level feature-engineering files listed in metadata `fe_files` (the polynomial expansion). */
   featureEngineering(featureCount: number): FeatureEngineeringFile[];
-  /** Fits on the training rows; throws TrainerFitError (or a wasm kernel error) when it cannot. */
+  /**
+   * Fits one component on the scaled training rows; the result is archived as that component's model
+   * file. Throws TrainerFitError (or a wasm kernel error) when it cannot.
+   */
   fit(x: Matrix, y: Float64Array, context: FitContext): ComponentModelFile;
   /** Predicts watts for scaled rows. */
   predict(model: ComponentModelFile, x: Matrix): Float64Array;

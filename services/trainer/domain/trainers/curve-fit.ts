@@ -3,13 +3,7 @@
 // feature only (reference curvefit.py, spec §5.2).
 import { fitCurve, type Matrix, predictCurve, vectorStats } from "../../../../wasm-core/src/index.js";
 import { type ComponentModelFile, CURVE_FORMULAS, type CurveFunction, createCurveFitWeights } from "../../../models/index.js";
-import {
-  expectModelKind,
-  type FitContext,
-  type ReferenceTrainerName,
-  TrainerFitError,
-  type TrainerImplementation,
-} from "../trainer.js";
+import { expectModelKind, type FitContext, TrainerFitError, type TrainerImplementation } from "../trainer.js";
 import { constantCurve, curveStartingPoint } from "./curve-fit-start.js";
 
 const MAX_EVALUATIONS = 30_000;
@@ -18,7 +12,7 @@ function column(x: Matrix, index: number): Float64Array {
   return x.values.subarray(index * x.rows, (index + 1) * x.rows);
 }
 
-function createCurveFitTrainer(name: ReferenceTrainerName, kind: CurveFunction, description: string): TrainerImplementation {
+function createCurveFitTrainer(name: string, kind: CurveFunction, description: string): TrainerImplementation {
   const parameterCount = kind === "logistic" ? 4 : 3;
   return {
     name,

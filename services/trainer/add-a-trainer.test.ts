@@ -1,0 +1,217 @@
+// docs/adding-a-trainer.md, done as a user would: a toy trainer in one file (test/fixtures/trainer/mean-trainer.ts,
+// registering itself through registerTrainer), loaded by the trainer's --trainer-modules, is listed by ListTrainers, trains through the trainer service over
+// real gRPC, is published to a real registry, and the estimator serves Estimate with it: every component's
+// power is that component's mean over the training rows, whatever the features.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixturePath, goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
+import { createEstimatorClient } from "../estimator/client.js";
+import { readEstimatorConfig } from "../estimator/config.js";
+import { startEstimator } from "../estimator/main.js";
+import { TrainOptions, type TrainRequest, TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { ServerHandle } from "../kit/grpc-server.js";
+import { silentLogger } from "../kit/logger.js";
+import { tableToChunks } from "../kit/table-codec.js";
+import { createRegistryClient } from "../registry/client.js";
+import { readRegistryConfig } from "../registry/config.js";
+import { startRegistry } from "../registry/main.js";
+import { createTrainerClient } from "./client.js";
+import { readTrainerConfig } from "./config.js";
+import { InvalidInputError } from "../domain/errors.js";
+import { findTrainer, registerTrainer } from "./domain/trainer-registry.js";
+import { loadTrainerModules } from "./load-trainer-modules.js";
+import { startTrainer } from "./main.js";
+
+const PIPELINE = "with_mean_trainer";
+const MEAN_TRAINER_FILE = fixturePath("mean-trainer.ts");
+const COMPONENTS = ["package", "core", "uncore", "dram"];
+const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
+
+let registry: ServerHandle;
+let trainer: ServerHandle;
+let estimator: ServerHandle;
+let registryPath: string;
+let trainerPath: string;
+
+beforeAll(async () => {
+  registryPath = await mkdtemp(join(tmpdir(), "mean-trainer-registry-"));
+  trainerPath = await mkdtemp(join(tmpdir(), "mean-trainer-local-"));
+  registry = await startRegistry(
+    { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath: registryPath, rescanIntervalMs: 0 },
+    { logger: silentLogger() },
+  );
+  // A fit worker thread, as deployed: it imports the trainer module itself.
+  trainer = await startTrainer(
+    {
+      ...readTrainerConfig({}),
+      host: "127.0.0.1",
+      port: 0,
+      modelPath: trainerPath,
+      registryAddress: registry.address,
+      workerThreads: 1,
+      trainerModules: [MEAN_TRAINER_FILE],
+    },
+    { logger: silentLogger() },
+  );
+  estimator = await startEstimator(
+    { ...readEstimatorConfig({}), host: "127.0.0.1", port: 0, registryAddress: registry.address, estimatorSocket: "" },
+    { logger: silentLogger() },
+  );
+});
+
+afterAll(async () => {
+  await estimator?.close();
+  await trainer?.close();
+  await registry?.close();
+  await rm(registryPath, { recursive: true, force: true });
+  await rm(trainerPath, { recursive: true, force: true });
+});
+
+async function* requests(): AsyncGenerator<TrainRequest> {
+  yield {
+    content: {
+      $case: "options",
+      value: TrainOptions.fromPartial({
+        featureGroup: "CounterOnly",
+        energySource: "rapl-sysfs",
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        trainerNames: ["MeanTrainer", "LinearRegressionTrainer"],
+        testTimestampsSeconds: goldenTestTimestamps("rapl-sysfs"),
+        pipelineName: PIPELINE,
+      }),
+    },
+  };
+  for (const chunk of tableToChunks(goldenTable("rapl-sysfs"), 100)) yield { content: { $case: "chunk", value: chunk } };
+}
+
+// Each component's mean power over the rows the golden split trains on (independent of the trainer's code).
+function trainingMeans(): Map<string, number> {
+  const table = goldenTable("rapl-sysfs");
+  const test = new Set(goldenTestTimestamps("rapl-sysfs"));
+  const means = new Map<string, number>();
+  for (const component of COMPONENTS) {
+    const column = table.columnNames.indexOf(`${component}_power`);
+    let sum = 0;
+    let count = 0;
+    for (let row = 0; row < table.rowCount; row++) {
+      if (test.has(table.timestamps[row] as number)) continue;
+      sum += table.values[column * table.rowCount + row] as number;
+      count++;
+    }
+    means.set(component, sum / count);
+  }
+  return means;
+}
+
+describe("a trainer added in one file", () => {
+  it("is listed by ListTrainers after the built-ins, with its model class and weight capability", async () => {
+    const peer = createTrainerClient(trainer.address);
+    try {
+      const { trainers } = await peer.client.listTrainers({});
+      expect(trainers.length).toBe(11);
+      expect(trainers.at(-1)).toEqual({
+        trainerName: "MeanTrainer",
+        modelClass: "scikit",
+        weightCapable: true,
+        description: "Predicts the training mean of each component (a toy: the guide's example).",
+      });
+      expect(trainers[0]?.trainerName).toBe("PolynomialRegressionTrainer");
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("refuses a second definition under a taken name, and names that cannot be model names", () => {
+    const meanTrainer = findTrainer("MeanTrainer");
+    if (meanTrainer === undefined) throw new Error("MeanTrainer is not registered");
+    expect(() => registerTrainer(meanTrainer)).not.toThrow();
+    expect(() => registerTrainer({ ...meanTrainer })).toThrow(
+      new InvalidInputError("trainer.name", "trainer MeanTrainer is already registered"),
+    );
+    expect(() => registerTrainer({ ...meanTrainer, name: "Mean_Trainer" })).toThrow(
+      new InvalidInputError("trainer.name", '"Mean_Trainer" must be letters and digits, starting with a letter'),
+    );
+  });
+
+  it("refuses a trainer module that registers nothing or cannot be imported, naming the entry", async () => {
+    const helpers = fixturePath("fixtures.ts");
+    await expect(loadTrainerModules([MEAN_TRAINER_FILE, helpers])).rejects.toThrow(
+      new InvalidInputError("trainer_modules[1]", `${helpers} registered no trainer (call registerTrainer)`),
+    );
+    await expect(loadTrainerModules(["/nonexistent/trainer.ts"])).rejects.toThrow(
+      /^trainer_modules\[0\]: cannot import \/nonexistent\/trainer\.ts: /,
+    );
+  });
+
+  it("trains through the trainer service, is published, and the estimator serves the training mean", async () => {
+    const trainerPeer = createTrainerClient(trainer.address);
+    const registryPeer = createRegistryClient(registry.address);
+    const estimatorPeer = createEstimatorClient(estimator.address);
+    try {
+      const results = [];
+      for await (const response of trainerPeer.client.train(requests())) {
+        if (response.content?.$case === "result") results.push(response.content.value);
+      }
+      expect(results.map((r) => [r.trainerName, r.outcome])).toEqual([
+        ["MeanTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
+        ["LinearRegressionTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
+      ]);
+
+      const { models } = await registryPeer.client.listModels({ pipelineName: PIPELINE });
+      expect(models.map((m) => [m.modelName, m.hasWeights]).sort()).toEqual([
+        ["LinearRegressionTrainer_0", true],
+        ["MeanTrainer_0", true],
+      ]);
+
+      const means = trainingMeans();
+      const rows = [
+        [1300613.6666666667, 796627956.0000001, 826964507.0],
+        [0, 0, 0],
+        [5e6, 9e9, 2e10],
+      ];
+      const response = await estimatorPeer.client.estimate({
+        featureNames: COUNTER,
+        rowCount: rows.length,
+        values: Buffer.from(Float64Array.from(rows.flat()).buffer),
+        valueList: [],
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        energySource: "rapl-sysfs",
+        systemFeatureNames: [],
+        systemFeatureValues: [],
+        trainerName: "MeanTrainer",
+        filter: "",
+        unavailableFeatureNames: [],
+        pipelineName: PIPELINE,
+      });
+      expect(response.modelName).toBe("MeanTrainer_0");
+      expect(response.componentPowers.map((c) => c.component).sort()).toEqual([...COMPONENTS].sort());
+      for (const { component, powerWatts } of response.componentPowers) {
+        const mean = means.get(component) as number;
+        expect(powerWatts).toHaveLength(rows.length);
+        for (const watts of powerWatts) expect(watts).toBeCloseTo(mean, 9);
+      }
+      // Not a constant everywhere: package power varies, so the check above is the mean, not any number.
+      expect(means.get("package")).toBeGreaterThan(10);
+
+      // weight.json: Kepler's linear formula gives the bias, i.e. the same mean.
+      const location = {
+        pipelineName: PIPELINE,
+        energySource: "rapl-sysfs",
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        featureGroup: "CounterOnly",
+        modelName: "MeanTrainer_0",
+      };
+      const weights = JSON.parse((await registryPeer.client.getModelWeights({ location })).weightJson);
+      for (const component of COMPONENTS) {
+        expect(weights[component].All_Weights.Bias_Weight).toBeCloseTo(means.get(component) as number, 9);
+      }
+    } finally {
+      trainerPeer.close();
+      registryPeer.close();
+      estimatorPeer.close();
+    }
+  });
+});
