@@ -119,7 +119,7 @@ describe("kepler-model pipeline", () => {
       "pipeline",
       "run",
       "--name",
-      "cli_spec_beside",
+      "cli_beside",
       "--input",
       join(recording, "coremark.json.gz"),
       "--machine-id",
@@ -139,7 +139,7 @@ describe("kepler-model pipeline", () => {
     expect(code).toBe(0);
     const registry = createRegistryClient(address("registry"));
     try {
-      const { nodeTypes } = await registry.client.listNodeTypes({ pipelineName: "cli_spec_beside" });
+      const { nodeTypes } = await registry.client.listNodeTypes({ pipelineName: "cli_beside" });
       expect(nodeTypes.map((n) => ({ members: n.members, spec: n.spec }))).toEqual([
         {
           members: ["m-coremark"],
