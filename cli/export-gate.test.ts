@@ -65,7 +65,7 @@ describe("gateExportedPipeline", () => {
     expect(result.readme).toContain(
       "- Publisher: unknown\n- Collected: unknown\n- Exported: 2026-01-02 03:04:05\n- Workload: stress-ng\n",
     );
-    expect(result.readme).toContain("No machine spec was indexed.");
+    expect(result.readme).toContain("Available node types: 0\n\nNo machine spec was indexed.\n");
     expect(result.readme).toContain("| acpi | DynPower | BPFOnly | D_0 | unknown | unknown |");
     expect(entries.get("README.md")).toBe(result.readme);
   });

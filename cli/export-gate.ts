@@ -111,6 +111,7 @@ export function renderExportReadme(
     const attr = (key: string) => String(attrs[key] ?? "");
     return [nodeType, attr("processor"), attr("cores"), attr("chips"), attr("memory"), attr("frequency"), list(record.members)];
   });
+  lines.push(`Available node types: ${nodeRows.length}`, "");
   if (nodeRows.length === 0) lines.push("No machine spec was indexed.");
   else
     lines.push(

@@ -133,6 +133,7 @@ describe("kepler-model models / estimate", () => {
       "- AbsPower trainers: SGDRegressorTrainer, ExponentialRegressionTrainer, GradientBoostingRegressorTrainer\n",
     );
     expect(readme).toContain("- Validity gate: models with MAPE > 20 % or MAE > 50 W are dropped\n");
+    expect(readme).toContain("## Machines (node types)\n\nAvailable node types: 6\n\n| node type | processor |");
     expect(readme).toContain("| 1 | intel_xeon_e5_2686v4 | 72 | 2 | 503 | 3000 | i3.metal-ami-0e4d0bb9670ea8db0 |\n");
     expect(readme).toContain(
       [
