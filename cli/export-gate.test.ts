@@ -17,6 +17,39 @@ const TABLE = [
 ].join("\n");
 
 describe("gateExportedPipeline", () => {
+  it("applies the reference's soft criterion when asked: MAPE <= 20 or MAE <= 10", () => {
+    const archive = createZip([
+      { name: "rapl-sysfs/AbsPower/BPFOnly/A_0.zip", data: model("A_0", { mae: 9, mape: 40 }) },
+      { name: "rapl-sysfs/AbsPower/BPFOnly/B_0.zip", data: model("B_0", { mae: 30, mape: 15 }) },
+      { name: "rapl-sysfs/AbsPower/BPFOnly/C_0.zip", data: model("C_0", { mae: 30, mape: 40 }) },
+    ]);
+    const options = {
+      pipelineName: "p",
+      maxMape: DEFAULT_MAX_MAPE,
+      maxMae: DEFAULT_MAX_MAE,
+      acceptMape: 20,
+      acceptMae: 10,
+      publisher: "",
+      collectTime: "",
+      exportTime: "2026-01-02 03:04:05",
+    };
+    const result = gateExportedPipeline(archive, options);
+    expect(result.models.map((m) => [m.modelName, m.droppedBecause])).toEqual([
+      ["A_0", undefined],
+      ["B_0", undefined],
+      ["C_0", "MAPE 40 % > 20 % and MAE 30 W > 10 W (not accepted)"],
+    ]);
+    expect(result.readme).toContain(
+      "- Validity gate: models with MAPE > 100 % or MAE > 100 W are dropped; the others are kept only with MAPE <= 20 % or MAE <= 10 W\n",
+    );
+    const onlyMape = gateExportedPipeline(archive, { ...options, acceptMae: undefined });
+    expect(onlyMape.models.map((m) => m.droppedBecause)).toEqual([
+      "MAPE 40 % > 20 % (not accepted)",
+      undefined,
+      "MAPE 40 % > 20 % (not accepted)",
+    ]);
+  });
+
   it("drops by the reference's defaults and keeps models of unknown accuracy", () => {
     const archive = createZip([
       { name: "metadata.json", data: Buffer.from('{"name":"p","workload":"stress-ng"}') },

@@ -12,6 +12,12 @@ export interface ExportGateOptions {
   pipelineName: string;
   maxMape: number;
   maxMae: number;
+  /**
+   * The reference's soft criterion (validator.py mape_threshold 20 / mae_threshold 10): when set, a model
+   * is kept only if its MAPE is within acceptMape or its MAE within acceptMae. Undefined: not applied.
+   */
+  acceptMape?: number;
+  acceptMae?: number;
   publisher: string;
   /** "YYYY-MM-DD HH:MM:SS" or "" (unknown). */
   collectTime: string;
@@ -56,7 +62,15 @@ function modelOf(entry: ZipEntry): ExportedModel | undefined {
 function dropReason(model: ExportedModel, options: ExportGateOptions): string | undefined {
   if (model.mape > options.maxMape) return `MAPE ${model.mape} % > ${options.maxMape} %`;
   if (model.mae > options.maxMae) return `MAE ${model.mae} W > ${options.maxMae} W`;
-  return undefined;
+  const { acceptMape, acceptMae } = options;
+  if (acceptMape === undefined && acceptMae === undefined) return undefined;
+  if (acceptMape !== undefined && !(model.mape > acceptMape)) return undefined;
+  if (acceptMae !== undefined && !(model.mae > acceptMae)) return undefined;
+  const missed = [
+    ...(acceptMape === undefined ? [] : [`MAPE ${model.mape} % > ${acceptMape} %`]),
+    ...(acceptMae === undefined ? [] : [`MAE ${model.mae} W > ${acceptMae} W`]),
+  ];
+  return `${missed.join(" and ")} (not accepted)`;
 }
 
 // Removes the dropped models' rows from a `<source>_<OutputType>_model_metadata.csv` and renumbers the
@@ -82,6 +96,14 @@ function markdownTable(header: readonly string[], rows: readonly string[][]): st
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)];
 }
 
+function acceptance(options: ExportGateOptions): string {
+  const bounds = [
+    ...(options.acceptMape === undefined ? [] : [`MAPE <= ${options.acceptMape} %`]),
+    ...(options.acceptMae === undefined ? [] : [`MAE <= ${options.acceptMae} W`]),
+  ];
+  return bounds.length === 0 ? "" : `; the others are kept only with ${bounds.join(" or ")}`;
+}
+
 /** The README.md of an exported pipeline. */
 export function renderExportReadme(
   options: ExportGateOptions,
@@ -100,7 +122,7 @@ export function renderExportReadme(
     `- Extractor: ${String(metadata.extractor ?? "unknown")}, isolator: ${String(metadata.isolator ?? "unknown")}`,
     `- AbsPower trainers: ${list(metadata.abs_trainers)}`,
     `- DynPower trainers: ${list(metadata.dyn_trainers)}`,
-    `- Validity gate: models with MAPE > ${options.maxMape} % or MAE > ${options.maxMae} W are dropped`,
+    `- Validity gate: models with MAPE > ${options.maxMape} % or MAE > ${options.maxMae} W are dropped${acceptance(options)}`,
     "",
     "## Machines (node types)",
     "",

@@ -146,6 +146,8 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
     pipelineName: pipeline,
     maxMape: threshold(flags, "max-mape", DEFAULT_MAX_MAPE),
     maxMae: threshold(flags, "max-mae", DEFAULT_MAX_MAE),
+    acceptMape: flags["accept-mape"] === undefined ? undefined : threshold(flags, "accept-mape", 0),
+    acceptMae: flags["accept-mae"] === undefined ? undefined : threshold(flags, "accept-mae", 0),
     publisher: text(flags, "publisher"),
     collectTime: collectTime(flags),
     exportTime: pythonTime(new Date()),
@@ -201,6 +203,16 @@ export const modelsCommand: Command = {
       name: "max-mae",
       valueName: "W",
       description: `Drop models whose MAE exceeds this (export; default ${DEFAULT_MAX_MAE}, the reference's).`,
+    },
+    {
+      name: "accept-mape",
+      valueName: "%",
+      description: "Keep only models with MAPE within this or MAE within --accept-mae (export; the reference's 20).",
+    },
+    {
+      name: "accept-mae",
+      valueName: "W",
+      description: "Keep only models with MAE within this or MAPE within --accept-mape (export; the reference's 10).",
     },
     { name: "publisher", valueName: "name", description: "Publisher recorded in metadata.json and README.md (export)." },
     {
