@@ -82,10 +82,79 @@ describe("kepler-model models / estimate", () => {
     const exported = await cli(["models", "export", "ec2-fixture", "--output", output, "--registry-address", registry.address]);
     expect(exported.code).toBe(0);
     const names = readZip(readFileSync(output)).map((entry) => entry.name);
-    // 6 model files, metadata.json, node_type_index.json and the model table of each source.
-    expect(names.length).toBe(10);
+    // 6 model files, metadata.json, node_type_index.json, the model table of each source and README.md.
+    expect(exported.out).toBe(`wrote ${output} (${readFileSync(output).byteLength} bytes): 3 models exported, 0 dropped\n`);
+    expect(names.length).toBe(11);
+    expect(names).toContain("README.md");
     expect(names).toContain("acpi_AbsPower_model_metadata.csv");
     expect(names).toContain("rapl-sysfs_AbsPower_model_metadata.csv");
+  });
+
+  it("export drops models over the MAE / MAPE gate, stamps metadata.json and writes the README", async () => {
+    const output = join(dir, "gated.zip");
+    const exported = await cli([
+      "models",
+      "export",
+      "ec2-fixture",
+      "--output",
+      output,
+      "--max-mape",
+      "20",
+      "--max-mae",
+      "50",
+      "--publisher",
+      "Jane Doe",
+      "--collect-date",
+      "2024-07-25",
+      "--registry-address",
+      registry.address,
+    ]);
+    expect(exported.err).toBe("");
+    expect(exported.code).toBe(0);
+    expect(exported.out.split("\n").slice(1)).toEqual([
+      "  dropped rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0: MAPE 20.1 % > 20 %",
+      "  dropped rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0: MAE 60.78 W > 50 W",
+      "",
+    ]);
+    expect(exported.out.split("\n")[0]).toMatch(/: 1 models exported, 2 dropped$/);
+    const entries = new Map(readZip(readFileSync(output)).map((entry) => [entry.name, Buffer.from(entry.data).toString("utf8")]));
+    expect([...entries.keys()].filter((name) => name.startsWith("rapl-sysfs/"))).toEqual([]);
+    expect(entries.has("acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip")).toBe(true);
+    // The table loses the dropped rows: header only.
+    expect(entries.get("rapl-sysfs_AbsPower_model_metadata.csv")!.trimEnd().split("\n")).toHaveLength(1);
+    expect(entries.get("acpi_AbsPower_model_metadata.csv")!.trimEnd().split("\n")).toHaveLength(2);
+    const metadata = JSON.parse(entries.get("metadata.json")!);
+    expect(metadata).toMatchObject({ name: "ec2-fixture", publisher: "Jane Doe", collect_time: "2024-07-25 00:00:00" });
+    expect(metadata.export_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const readme = entries.get("README.md")!;
+    expect(readme).toContain("# ec2-fixture\n\n- Publisher: Jane Doe\n- Collected: 2024-07-25 00:00:00\n");
+    expect(readme).toContain("- Extractor: default, isolator: min\n");
+    expect(readme).toContain(
+      "- AbsPower trainers: SGDRegressorTrainer, ExponentialRegressionTrainer, GradientBoostingRegressorTrainer\n",
+    );
+    expect(readme).toContain("- Validity gate: models with MAPE > 20 % or MAE > 50 W are dropped\n");
+    expect(readme).toContain("## Machines (node types)\n\nAvailable node types: 6\n\n| node type | processor |");
+    expect(readme).toContain("| 1 | intel_xeon_e5_2686v4 | 72 | 2 | 503 | 3000 | i3.metal-ami-0e4d0bb9670ea8db0 |\n");
+    expect(readme).toContain(
+      [
+        "## Accuracy (1 models exported)",
+        "",
+        "| source | output type | feature group | model | MAE (W) | MAPE (%) |",
+        "|---|---|---|---|---|---|",
+        "| acpi | AbsPower | BPFOnly | SGDRegressorTrainer_0 | 9.7 | 6.5 |",
+        "",
+        "## Dropped (2 models)",
+        "",
+        "| source | output type | feature group | model | MAE (W) | MAPE (%) | reason |",
+        "|---|---|---|---|---|---|---|",
+        "| rapl-sysfs | AbsPower | BPFOnly | SGDRegressorTrainer_0 | 60.78 | 17.77 | MAE 60.78 W > 50 W |",
+        "| rapl-sysfs | AbsPower | BPFOnly | ExponentialRegressionTrainer_0 | 75.5 | 20.1 | MAPE 20.1 % > 20 % |",
+        "",
+      ].join("\n"),
+    );
+    const bad = await cli(["models", "export", "ec2-fixture", "--max-mape", "-1", "--registry-address", registry.address]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--max-mape must be a number >= 0, got "-1"');
   });
 
   it("estimates power with the chosen model", async () => {

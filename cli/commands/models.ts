@@ -9,6 +9,7 @@ import { peerAddressKey } from "../../services/kit/service-addresses.js";
 import { zipFolderTree } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
+import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../export-gate.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
 
@@ -120,14 +121,49 @@ async function importPipeline(registry: Registry, flags: Flags, path: string | u
   return `${lines.join("\n")}\n`;
 }
 
+// The reference's "YYYY-MM-DD HH:MM:SS" (UTC).
+const pythonTime = (date: Date) => date.toISOString().slice(0, 19).replace("T", " ");
+
+function threshold(flags: Flags, name: string, fallback: number): number {
+  if (flags[name] === undefined) return fallback;
+  const value = Number(flags[name]);
+  if (!(value >= 0)) throw new UsageError(`--${name} must be a number >= 0, got "${String(flags[name])}"`);
+  return value;
+}
+
+function collectTime(flags: Flags): string {
+  const value = text(flags, "collect-date");
+  if (value === "") return "";
+  const date = new Date(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--collect-date: expected a date such as 2024-07-25 or an ISO 8601 time, got "${value}"`);
+  return pythonTime(date);
+}
+
 async function exportPipeline(registry: Registry, flags: Flags, pipeline: string | undefined): Promise<string> {
   if (pipeline === undefined) throw new UsageError("models export needs a pipeline name");
+  const options = {
+    pipelineName: pipeline,
+    maxMape: threshold(flags, "max-mape", DEFAULT_MAX_MAPE),
+    maxMae: threshold(flags, "max-mae", DEFAULT_MAX_MAE),
+    acceptMape: flags["accept-mape"] === undefined ? undefined : threshold(flags, "accept-mape", 0),
+    acceptMae: flags["accept-mae"] === undefined ? undefined : threshold(flags, "accept-mae", 0),
+    publisher: text(flags, "publisher"),
+    collectTime: collectTime(flags),
+    exportTime: pythonTime(new Date()),
+  };
   const chunks: Buffer[] = [];
   for await (const message of registry.exportPipeline({ pipelineName: pipeline })) chunks.push(message.archiveChunk);
   const output = text(flags, "out") || `${pipeline}.zip`;
-  const bytes = Buffer.concat(chunks);
-  await writeFile(output, bytes);
-  return `wrote ${output} (${bytes.byteLength} bytes)\n`;
+  const { archive, models } = gateExportedPipeline(Buffer.concat(chunks), options);
+  await writeFile(output, archive);
+  const dropped = models.filter((m) => m.droppedBecause !== undefined);
+  const lines = [
+    `wrote ${output} (${archive.byteLength} bytes): ${models.length - dropped.length} models exported, ${dropped.length} dropped`,
+  ];
+  for (const m of dropped)
+    lines.push(`  dropped ${m.energySource}/${m.outputType}/${m.featureGroup}/${m.modelName}: ${m.droppedBecause}`);
+  return `${lines.join("\n")}\n`;
 }
 
 export const modelsCommand: Command = {
@@ -156,7 +192,33 @@ export const modelsCommand: Command = {
       name: "out",
       aliases: ["output"],
       valueName: "file.zip",
-      description: "Where to write the exported zip (default <pipeline>.zip).",
+      description: "Where to write the exported zip with its README.md (default <pipeline>.zip).",
+    },
+    {
+      name: "max-mape",
+      valueName: "%",
+      description: `Drop models whose MAPE exceeds this (export; default ${DEFAULT_MAX_MAPE}, the reference's).`,
+    },
+    {
+      name: "max-mae",
+      valueName: "W",
+      description: `Drop models whose MAE exceeds this (export; default ${DEFAULT_MAX_MAE}, the reference's).`,
+    },
+    {
+      name: "accept-mape",
+      valueName: "%",
+      description: "Keep only models with MAPE within this or MAE within --accept-mae (export; the reference's 20).",
+    },
+    {
+      name: "accept-mae",
+      valueName: "W",
+      description: "Keep only models with MAE within this or MAPE within --accept-mape (export; the reference's 10).",
+    },
+    { name: "publisher", valueName: "name", description: "Publisher recorded in metadata.json and README.md (export)." },
+    {
+      name: "collect-date",
+      valueName: "date",
+      description: "When the training data was collected, e.g. 2024-07-25 (export; metadata.json collect_time).",
     },
     {
       name: "registry-address",

@@ -23,6 +23,7 @@ import { createPipelineClient } from "../../services/pipeline/client.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { fileExists, machineSpecPathBeside } from "../machine-spec-file.js";
 import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -83,6 +84,13 @@ async function readMachineSpec(path: string): Promise<MachineSpec> {
   };
 }
 
+// `query --id` leaves machine_spec/<id>.json beside the recording; use it when no spec is given.
+async function specBesideInput(flags: Flags): Promise<string> {
+  if (text(flags, "input") === "" || text(flags, "machine-id") === "") return "";
+  const path = machineSpecPathBeside(text(flags, "input"), text(flags, "machine-id"));
+  return (await fileExists(path)) ? path : "";
+}
+
 async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
   const name = text(flags, "pipeline");
   if (name === "") throw new UsageError("--pipeline is required");
@@ -105,7 +113,8 @@ async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
           thirdPartyMetricNames: list(flags, "third-party-metrics"),
           metricPrefix: "",
         };
-  const machineSpec = text(flags, "machine-spec") === "" ? undefined : await readMachineSpec(text(flags, "machine-spec"));
+  const machineSpecPath = text(flags, "machine-spec") || (await specBesideInput(flags));
+  const machineSpec = machineSpecPath === "" ? undefined : await readMachineSpec(machineSpecPath);
   if (machineSpec !== undefined && text(flags, "machine-id") === "") throw new UsageError("--machine-spec needs --machine-id");
   return RunPipelineOptions.fromPartial({
     pipelineName: name,
@@ -263,7 +272,12 @@ export const pipelineCommand: Command = {
       valueName: "spec.json",
       description: "Machine spec {processor, cores, chips, memory, frequency}: indexed as a node type.",
     },
-    { name: "machine-id", valueName: "id", description: "Machine id stored with --machine-spec in node_type_index.json." },
+    {
+      name: "machine-id",
+      valueName: "id",
+      description:
+        "Machine id stored in node_type_index.json; without --machine-spec, machine_spec/<id>.json beside --input is used when present.",
+    },
     { name: "node-type", valueName: "N", description: "Node type for every row (without --machine-spec)." },
     { name: "seed", valueName: "N", description: "Seed of the train/test splits (default 0)." },
     { name: "vm", boolean: true, description: "Train on VM metrics (metric_type vm_metrics)." },

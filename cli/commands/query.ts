@@ -3,7 +3,10 @@
 import { writeFile } from "node:fs/promises";
 import { readSavedResponse } from "../../services/extractor/domain/read-prometheus-window.js";
 import { KEPLER_METRIC_PREFIX } from "../../services/extractor/domain/metric-names.js";
+import { discoverMachineSpec } from "../../services/node-types/discover-machine-spec.js";
 import { DEFAULT_STEP_SECONDS } from "../../services/prometheus/query-window.js";
+import { machineSpecPathBeside, writeMachineSpecFile } from "../machine-spec-file.js";
+import { writeQueryCsvs } from "../query-csv.js";
 import { type Command, UsageError } from "../command.js";
 
 /** The reference's default window length when no start/end is given (PROM_QUERY_INTERVAL). */
@@ -33,7 +36,8 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
 export const queryCommand: Command = {
   name: "query",
   summary: "Save a window of Kepler metrics from a live Prometheus as the reference's response JSON.",
-  usage: "--prometheus <url> --out <response.json> [--start <time> --end <time> | --interval <s>] [flags]",
+  usage:
+    "--prometheus <url> --out <response.json> [--start <time> --end <time> | --interval <s>] [--to-csv <dir>] [--id <machine id>] [flags]",
   flags: [
     {
       name: "prometheus",
@@ -52,6 +56,16 @@ export const queryCommand: Command = {
     { name: "step", valueName: "s", description: `Query resolution in seconds (default ${DEFAULT_STEP_SECONDS}).` },
     { name: "metric-prefix", valueName: "prefix", description: `Metric names to discover (default ${KEPLER_METRIC_PREFIX}).` },
     { name: "third-party-metrics", valueName: "a,b", description: "Extra metric names to query verbatim." },
+    {
+      name: "to-csv",
+      valueName: "dir",
+      description: "Also write one CSV per metric to this folder (<metric>.csv: index, labels, timestamp, value).",
+    },
+    {
+      name: "id",
+      valueName: "machine id",
+      description: "Record this node's machine spec as machine_spec/<id>.json beside --out (for pipeline run --machine-id).",
+    },
     { name: "timeout-ms", valueName: "ms", description: "Timeout of each Prometheus request (default 60000)." },
   ],
   async run({ flags, stdout }) {
@@ -59,6 +73,10 @@ export const queryCommand: Command = {
     const out = text(flags, "out");
     if (server === undefined) throw new UsageError("--prometheus is required");
     if (out === undefined) throw new UsageError("--out is required");
+    const csvDir = text(flags, "to-csv");
+    const machineId = text(flags, "id");
+    if (machineId !== undefined && !/^[A-Za-z0-9._-]+$/.test(machineId))
+      throw new UsageError(`--id may hold letters, digits, ".", "_" and "-" only, got "${machineId}"`);
     const start = text(flags, "start");
     const end = text(flags, "end");
     if ((start === undefined) !== (end === undefined)) throw new UsageError("--start and --end go together");
@@ -86,6 +104,13 @@ export const queryCommand: Command = {
     stdout.write(
       `wrote ${out}: ${Object.keys(saved).length} metrics, ${samples} samples, ${json.length} bytes (${startSeconds} .. ${endSeconds})\n`,
     );
+    if (csvDir !== undefined) stdout.write(`wrote ${await writeQueryCsvs(csvDir, saved)} CSV files to ${csvDir}\n`);
+    if (machineId !== undefined) {
+      const path = machineSpecPathBeside(out, machineId);
+      const spec = await discoverMachineSpec();
+      await writeMachineSpecFile(path, spec);
+      stdout.write(`wrote ${path}: ${spec.processor || "unknown processor"}, ${spec.cores} cores, ${spec.memory} GiB\n`);
+    }
     return 0;
   },
 };

@@ -1,7 +1,7 @@
 // `kepler-model pipeline` against all six services in one process (127.0.0.1 port 0, temporary
 // MODEL_PATH), with the recorded coremark response streamed inline; `kepler-model isolate` in-process on
 // the same recording, checked against the reference's isolate_min golden and the corrected idle profile.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,6 +104,48 @@ describe("kepler-model pipeline", () => {
           "",
         ].join("\n"),
       );
+    } finally {
+      registry.close();
+    }
+  }, 120_000);
+
+  it("indexes the node type from machine_spec/<id>.json beside --input (left there by `query --id`)", async () => {
+    const recording = join(folder, "recording");
+    await mkdir(join(recording, "machine_spec"), { recursive: true });
+    await copyFile(COREMARK, join(recording, "coremark.json.gz"));
+    const spec = { processor: "intel_xeon_e5_2667_v3", vendor: "intel", cores: 32, chips: 2, memory: 251, frequency: 3600 };
+    await writeFile(join(recording, "machine_spec", "m-coremark.json"), JSON.stringify(spec));
+    const { code, stderr } = await run([
+      "pipeline",
+      "run",
+      "--name",
+      "cli_beside",
+      "--input",
+      join(recording, "coremark.json.gz"),
+      "--machine-id",
+      "m-coremark",
+      "--sources",
+      "acpi",
+      "--feature-groups",
+      "CounterOnly",
+      "--abs-trainers",
+      "LinearRegressionTrainer",
+      "--dyn-trainers",
+      "",
+      "--pipeline-address",
+      address("pipeline"),
+    ]);
+    expect(stderr).not.toContain("error");
+    expect(code).toBe(0);
+    const registry = createRegistryClient(address("registry"));
+    try {
+      const { nodeTypes } = await registry.client.listNodeTypes({ pipelineName: "cli_beside" });
+      expect(nodeTypes.map((n) => ({ members: n.members, spec: n.spec }))).toEqual([
+        {
+          members: ["m-coremark"],
+          spec: expect.objectContaining({ processor: spec.processor, cores: 32, chips: 2, memoryGib: 251, frequencyMhz: 3600 }),
+        },
+      ]);
     } finally {
       registry.close();
     }
