@@ -203,8 +203,9 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
       return text === "" ? undefined : text;
     },
 
-    async writePipelineMetadata(pipelineName, metadataJson) {
-      await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson }));
+    async writePipelineMetadata(pipelineName, metadataJson, files) {
+      const messages = files.map((file) => ({ path: file.path, data: Buffer.from(file.text, "utf8") }));
+      await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson, files: messages }));
     },
   };
 }

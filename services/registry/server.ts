@@ -30,6 +30,8 @@ import {
 /** Largest bytes field sent per streamed message. */
 const CHUNK_BYTES = 1024 * 1024;
 const DEFAULT_PAGE_SIZE = 500;
+/** Pipeline-level files PutPipelineMetadata writes beside metadata.json (reference §6.1). */
+const PIPELINE_FILE_PATH = /^(train_arguments\.json|preprocessed_data\/[A-Za-z0-9_.-]+\.csv)$/;
 
 function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
   if (bytes.byteLength === 0) yield bytes;
@@ -266,6 +268,14 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
       }
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
         throw new InvalidInputError("metadata_json", "expected a JSON object");
+      request.files.forEach((file, i) => {
+        if (!PIPELINE_FILE_PATH.test(file.path))
+          throw new InvalidInputError(
+            `files[${i}].path`,
+            "expected train_arguments.json or preprocessed_data/<name>.csv (letters, digits, _ - .)",
+          );
+      });
+      for (const file of request.files) await store.writePipelineFile(request.pipelineName, file.path, file.data);
       await store.writePipelineFile(request.pipelineName, "metadata.json", request.metadataJson);
       return { pipeline: pipelineToProto(summaryOf(request.pipelineName)) };
     },

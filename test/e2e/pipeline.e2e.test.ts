@@ -342,6 +342,92 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     }
   }, 600_000);
 
+  it("writes train_arguments.json and the trained-on tables to preprocessed_data/ beside metadata.json", async () => {
+    const window = liveWindow();
+    const run = await runPipeline({
+      pipelineName: "e2e_files",
+      energySources: ["rapl-sysfs"],
+      featureGroups: ["CounterOnly"],
+      isolator: IsolatorKind.ISOLATOR_KIND_MIN,
+      absTrainerNames: ["LinearRegressionTrainer"],
+      dynTrainerNames: ["LinearRegressionTrainer"],
+      window,
+      nodeType: 3,
+      seed: 7,
+    });
+    expect(run.summary).toMatchObject({ succeededCount: 2, failedCount: 0 });
+    const folder = join(modelPath, "e2e_files");
+    expect(JSON.parse(await readFile(join(folder, "train_arguments.json"), "utf8"))).toEqual({
+      input: {
+        base_url: window.baseUrl,
+        start_time: window.startTimeSeconds,
+        end_time: window.endTimeSeconds,
+        step_seconds: STEP_SECONDS,
+        metric_prefix: "",
+      },
+      idle_input: null,
+      pipeline_name: "e2e_files",
+      extractor: "default",
+      isolator: "min",
+      target_hints: [],
+      bg_hints: [],
+      abs_pipeline_name: "",
+      energy_source: ["rapl-sysfs"],
+      feature_groups: ["CounterOnly"],
+      abs_trainers: ["LinearRegressionTrainer"],
+      dyn_trainers: ["LinearRegressionTrainer"],
+      id: null,
+      machine_spec: null,
+      node_type: 3,
+      seed: 7,
+      vm_train: false,
+      third_party_metrics: [],
+    });
+
+    // The same tables, extracted and isolated again through the services, equal the written files.
+    const clients = {
+      registry: createRegistryClient(address("registry")),
+      extractor: createExtractorClient(address("extractor")),
+      isolator: createIsolatorClient(address("isolator")),
+      trainer: createTrainerClient(address("trainer")),
+    };
+    try {
+      const peers = createGrpcPeers(clients);
+      const response = await peers.queryPrometheus(window);
+      const spec = {
+        energySource: "rapl-sysfs",
+        featureGroup: "CounterOnly",
+        extractor: "default",
+        nodeType: 3,
+        useVmMetrics: false,
+        thirdPartyMetricNames: [],
+      } as const;
+      const node = await peers.extract(response, { ...spec, level: "node" });
+      const containers = await peers.extract(response, { ...spec, level: "container" });
+      const isolated = await peers.isolate(containers, {
+        isolator: "min",
+        energySource: "rapl-sysfs",
+        nodeType: 3,
+        targetHints: [],
+        backgroundHints: [],
+        absPipelineName: "",
+      });
+      for (const [file, table] of [
+        ["preprocess_abs_default_rapl-sysfs_CounterOnly.csv", node],
+        ["preprocess_dyn_default_min_rapl-sysfs_CounterOnly.csv", isolated.table],
+      ] as const) {
+        const lines = (await readFile(join(folder, "preprocessed_data", file), "utf8")).trimEnd().split("\n");
+        const index = table.rowIds === undefined ? ["timestamp"] : ["timestamp", "id"];
+        expect(lines[0], file).toBe([...index, ...table.columnNames].join(","));
+        expect(table.rowCount, file).toBeGreaterThan(10);
+        expect(lines, file).toHaveLength(1 + table.rowCount);
+        expect(Number(lines[1]!.split(",")[0]), file).toBe(table.timestamps[0]);
+      }
+    } finally {
+      for (const client of Object.values(clients)) client.close();
+    }
+  }, 120_000);
+
   it("online (service clock moved through the recording): trains on the first run, skips until a newer sample arrives", async () => {
     const clients = {
       registry: createRegistryClient(address("registry")),

@@ -112,7 +112,7 @@ async function timeRefusal(path: string, bytes: Uint8Array): Promise<RefusalTimi
   const baselinePath = path.includes("Estimator") ? path : "/kepler.model.v1.RegistryService/PutPipelineMetadata";
   const baseline = path.includes("Estimator")
     ? EstimateRequest.encode(estimateRequest(["a"], { values: Buffer.alloc(bytes.byteLength + 1) })).finish()
-    : PutPipelineMetadataRequest.encode({ pipelineName: "", metadataJson: " ".repeat(bytes.byteLength) }).finish();
+    : PutPipelineMetadataRequest.encode({ pipelineName: "", metadataJson: " ".repeat(bytes.byteLength), files: [] }).finish();
   try {
     await rawCall(raw, baselinePath, baseline); // connects and warms both paths
     let best = { ms: Infinity, transferMs: Infinity, error: undefined as grpc.ServiceError | undefined };

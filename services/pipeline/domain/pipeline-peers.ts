@@ -128,6 +128,12 @@ export interface PipelineProgress {
   readonly message: string;
 }
 
+/** A pipeline-level file beside metadata.json: `train_arguments.json`, `preprocessed_data/<name>.csv`. */
+export interface PipelineFileContent {
+  readonly path: string;
+  readonly text: string;
+}
+
 /** The other services, as the pipeline uses them. Every method may throw the domain errors. */
 export interface PipelinePeers {
   /** Reads a live window as a saved Prometheus response (JSON bytes). */
@@ -155,5 +161,6 @@ export interface PipelinePeers {
   ): Promise<{ nodeType: number; created: boolean }>;
   /** The pipeline's metadata.json text, or undefined when it has none. */
   readPipelineMetadata(pipelineName: string): Promise<string | undefined>;
-  writePipelineMetadata(pipelineName: string, metadataJson: string): Promise<void>;
+  /** Writes metadata.json and the other pipeline-level files (paths relative to the pipeline folder). */
+  writePipelineMetadata(pipelineName: string, metadataJson: string, files: readonly PipelineFileContent[]): Promise<void>;
 }

@@ -1,15 +1,24 @@
 // One pipeline run (reference Pipeline.process for every source x feature group, offline trainer §9.1):
 // read the data, then per source and feature group extract the node table and train the AbsPower trainers,
 // extract the container table, isolate it and train the DynPower trainers, each trainer in its own Train
-// call so one failing trainer loses no other model; finally write the pipeline's metadata.json.
+// call so one failing trainer loses no other model; finally write the pipeline's metadata.json,
+// train_arguments.json and the trained-on tables (preprocessed_data/).
 import type { DataTable } from "../../domain/data-table.js";
+import { tableToCsv } from "../../extractor/domain/table-csv.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
 import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import { failedResult, type TrainTarget } from "./failed-result.js";
+import { absTablePath, dynTablePath, TRAIN_ARGUMENTS_FILE, trainArguments } from "./pipeline-files.js";
 import { assignNodeType, type NodeTypeAssignment } from "./node-type-assignment.js";
 import { createPipelineMetadata } from "./pipeline-metadata.js";
 import { assertRunOptions, type PipelineData, type PipelineRunOptions } from "./pipeline-options.js";
-import type { IdleProfileSet, PipelinePeers, PipelineProgress, PipelineTrainerResult } from "./pipeline-peers.js";
+import type {
+  IdleProfileSet,
+  PipelineFileContent,
+  PipelinePeers,
+  PipelineProgress,
+  PipelineTrainerResult,
+} from "./pipeline-peers.js";
 import { resolveEnergySources, resolveFeatureGroups } from "./resolve-targets.js";
 
 export interface RunPipelineDeps {
@@ -143,6 +152,8 @@ export async function runPipeline(
   };
   let succeededCount = 0;
   let failedCount = 0;
+  // The tables the trainers got, written to preprocessed_data/ with metadata.json.
+  const preprocessed: PipelineFileContent[] = [];
 
   const trained = { AbsPower: new Set<string>(), DynPower: new Set<string>() };
   const record = (result: PipelineTrainerResult) => {
@@ -227,6 +238,7 @@ export async function runPipeline(
         failAll(options.absTrainerNames, target, `extract: ${table.message}`);
       } else {
         emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, `${table.rowCount} rows`);
+        preprocessed.push({ path: absTablePath(options.extractor, energySource, featureGroup), text: tableToCsv(table) });
         await trainAll(table, options.absTrainerNames, target);
       }
     }
@@ -272,6 +284,10 @@ export async function runPipeline(
         counters.isolate.total,
         `${isolated.table.rowCount} rows (${isolated.isolator})`,
       );
+      preprocessed.push({
+        path: dynTablePath(options.extractor, options.isolator, energySource, featureGroup),
+        text: tableToCsv(isolated.table),
+      });
       await trainAll(isolated.table, options.dynTrainerNames, target);
     }
   }
@@ -290,8 +306,12 @@ export async function runPipeline(
       nowSeconds: now(),
       previousText,
     });
-    await peers.writePipelineMetadata(options.pipelineName, metadataJson);
-    emit("metadata", options.pipelineName, 1, 1, "wrote metadata.json");
+    const trainArgumentsText = JSON.stringify(trainArguments(options));
+    await peers.writePipelineMetadata(options.pipelineName, metadataJson, [
+      { path: TRAIN_ARGUMENTS_FILE, text: trainArgumentsText },
+      ...preprocessed,
+    ]);
+    emit("metadata", options.pipelineName, 1, 1, `wrote metadata.json, ${TRAIN_ARGUMENTS_FILE}, ${preprocessed.length} tables`);
   } else {
     notices.push("no model was trained: metadata.json was not written");
   }

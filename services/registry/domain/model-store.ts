@@ -2,7 +2,7 @@
 // (interrupted publishes recovered first) and mirrored in memory for selection. Publishes and removals
 // go through here, are atomic per model (atomic-publish.ts), and are announced on `events`.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ENERGY_SOURCE_COMPONENTS, assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
@@ -508,8 +508,9 @@ export class ModelStore {
   async writePipelineFile(pipelineName: string, fileName: string, data: string | Uint8Array): Promise<void> {
     assertPathSegment(pipelineName, "pipeline_name");
     await this.withLock(`pipeline:${pipelineName}`, async () => {
-      await mkdir(join(this.modelPath, pipelineName), { recursive: true });
-      await writeFileAtomically(join(this.modelPath, pipelineName, fileName), data);
+      const path = join(this.modelPath, pipelineName, fileName);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFileAtomically(path, data);
       const state = this.pipelineStates.get(pipelineName) ?? { name: pipelineName, index: new NodeTypeIndex() };
       const text = typeof data === "string" ? data : new TextDecoder().decode(data);
       if (fileName === PIPELINE_METADATA_FILE) state.metadataText = text;
