@@ -10,6 +10,7 @@ import { ExtractorKind, TableLevel } from "../generated/kepler/model/v1/types.js
 import type { PeerClient } from "../kit/grpc-client.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
 import { collectChunks, tableToChunks } from "../kit/table-codec.js";
+import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import { callPeer } from "./peer-error.js";
 import {
@@ -42,6 +43,9 @@ async function* chunksOf(responses: AsyncIterable<{ content?: { $case: string; v
 }
 
 /** The peers as the pipeline domain sees them. */
+/** Table bytes per PutPipelineMetadata call: half the registry's default message limit. */
+const FILE_BATCH_BYTES = 8 * CHUNK_BYTES;
+
 export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
   const { registry, extractor, isolator, trainer } = clients;
   return {
@@ -204,8 +208,12 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
     },
 
     async writePipelineMetadata(pipelineName, metadataJson, files) {
-      const messages = files.map((file) => ({ path: file.path, data: Buffer.from(file.text, "utf8") }));
-      await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson, files: messages }));
+      // Tables can outgrow one message: send them in batches, each with the same metadata.json (the
+      // registry rewrites it identically), the last batch possibly empty of files.
+      for (const batch of batchFiles(files, FILE_BATCH_BYTES)) {
+        const messages = batch.map((file) => ({ path: file.path, data: Buffer.from(file.text, "utf8") }));
+        await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson, files: messages }));
+      }
     },
   };
 }

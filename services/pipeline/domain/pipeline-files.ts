@@ -54,3 +54,24 @@ export function trainArguments(options: PipelineRunOptions): Record<string, unkn
     third_party_metrics: options.thirdPartyMetricNames,
   };
 }
+
+/**
+ * Splits the files into batches of at most `maxBytes` UTF-8 bytes each (a larger file goes alone), in
+ * order; no files gives one empty batch, so metadata.json is still written once.
+ */
+export function batchFiles<T extends { readonly text: string }>(files: readonly T[], maxBytes: number): T[][] {
+  const batches: T[][] = [[]];
+  let size = 0;
+  for (const file of files) {
+    const bytes = Buffer.byteLength(file.text, "utf8");
+    const current = batches.at(-1)!;
+    if (current.length > 0 && size + bytes > maxBytes) {
+      batches.push([file]);
+      size = bytes;
+    } else {
+      current.push(file);
+      size += bytes;
+    }
+  }
+  return batches;
+}
