@@ -6,7 +6,7 @@ import { assertEnergySource } from "../../services/domain/energy-sources.js";
 import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
-import { formatPythonFloat, tableToCsv } from "../../services/extractor/domain/table-csv.js";
+import { formatPythonFloat, tableToCsv } from "../../services/domain/table-csv.js";
 import { type Command, UsageError } from "../command.js";
 
 function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {

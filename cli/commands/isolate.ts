@@ -10,7 +10,7 @@ import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { summarizeResponse } from "../../services/extractor/domain/summarize-response.js";
-import { formatPythonFloat, tableToCsv } from "../../services/extractor/domain/table-csv.js";
+import { formatPythonFloat, tableToCsv } from "../../services/domain/table-csv.js";
 import { idleContainerNames } from "../../services/isolator/domain/idle-containers.js";
 import { buildIdleProfiles, type IdleProfile } from "../../services/isolator/domain/idle-profile.js";
 import { ISOLATOR_NAMES, type IsolatorName, isolate } from "../../services/isolator/domain/isolate.js";

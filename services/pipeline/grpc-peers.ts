@@ -209,8 +209,11 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
 
     async writePipelineMetadata(pipelineName, metadataJson, files) {
       // Tables can outgrow one message: send them in batches, each with the same metadata.json (the
-      // registry rewrites it identically), the last batch possibly empty of files.
-      for (const batch of batchFiles(files, FILE_BATCH_BYTES)) {
+      // registry rewrites it identically), the last batch possibly empty of files. A table whose CSV alone
+      // is over a batch is not kept (it can be extracted again from the recording): the models and
+      // metadata.json must never fail on the copy of an input table.
+      const fitting = files.filter((file) => Buffer.byteLength(file.text, "utf8") <= FILE_BATCH_BYTES);
+      for (const batch of batchFiles(fitting, FILE_BATCH_BYTES)) {
         const messages = batch.map((file) => ({ path: file.path, data: Buffer.from(file.text, "utf8") }));
         await callPeer("registry", () => registry.client.putPipelineMetadata({ pipelineName, metadataJson, files: messages }));
       }

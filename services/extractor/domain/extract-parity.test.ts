@@ -5,7 +5,7 @@ import { readFixtureJson, readGoldenCsv, recordedResponseText, relativeError } f
 import type { DataTable } from "../../domain/data-table.js";
 import { type PrometheusResponse, parsePrometheusResponse } from "../../domain/prometheus-response.js";
 import { extract } from "./extract.js";
-import { tableToCsv } from "./table-csv.js";
+import { tableToCsv } from "../../domain/table-csv.js";
 
 const TOLERANCE = 1e-9;
 const maxErrors = new Map<string, number>();

@@ -4,7 +4,7 @@
 // call so one failing trainer loses no other model; finally write the pipeline's metadata.json,
 // train_arguments.json and the trained-on tables (preprocessed_data/).
 import type { DataTable } from "../../domain/data-table.js";
-import { tableToCsv } from "../../extractor/domain/table-csv.js";
+import { tableToCsv } from "../../domain/table-csv.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
 import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import { failedResult, type TrainTarget } from "./failed-result.js";

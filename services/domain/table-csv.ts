@@ -2,8 +2,8 @@
 // (`timestamp`, or `timestamp,id` at container level), the reference's column names, floats as
 // Python's repr (shortest round-trip digits: `1.0`, `0.3333333333333333`, `1e-05`), `node_type` as an
 // integer (the reference casts it with astype(int)), NaN as an empty field.
-import type { DataTable } from "../../domain/data-table.js";
-import { formatPythonFloat } from "../../domain/python-repr.js";
+import type { DataTable } from "./data-table.js";
+import { formatPythonFloat } from "./python-repr.js";
 
 export { formatPythonFloat };
 
