@@ -32,7 +32,7 @@ export interface OnlinePipelineSpec {
   readonly options: Omit<PipelineRunOptions, "data"> & { readonly window: PrometheusWindowSpec };
   /** Seconds between runs; 0 means 300 (reference PROM_QUERY_INTERVAL). */
   readonly intervalSeconds: number;
-  /** Seconds of data each run reads, ending now; 0 means the interval. */
+  /** Seconds of data each run reads (rounded up to whole steps), ending at the last step-grid point; 0 means the interval. */
   readonly lookbackSeconds: number;
 }
 
