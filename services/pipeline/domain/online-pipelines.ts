@@ -1,6 +1,9 @@
 // Online pipelines (reference online_trainer.py, §9.2, which is marked "TODO: test" and fails at start):
 // each repeats a run against a live Prometheus every interval, reading the last `lookback` seconds, and
-// trains only when the newest sample is newer than the one the last training run saw.
+// trains only when the newest sample is newer than the one the last training run saw. Windows sit on the
+// step grid (multiples of the step, as Kepler's own query grid): an unaligned window shifts every grid point
+// each run, and Prometheus fills a grid point with the last sample up to its lookback delta, so with the
+// exporter stopped the newest grid point would still look new on every run.
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
 import { DEFAULT_STEP_SECONDS } from "../../prometheus/query-window.js";
 import { assertWindowBounds } from "../../prometheus/window-bounds.js";
@@ -29,7 +32,7 @@ export interface OnlinePipelineSpec {
   readonly options: Omit<PipelineRunOptions, "data"> & { readonly window: PrometheusWindowSpec };
   /** Seconds between runs; 0 means 300 (reference PROM_QUERY_INTERVAL). */
   readonly intervalSeconds: number;
-  /** Seconds of data each run reads, ending now; 0 means the interval. */
+  /** Seconds of data each run reads (rounded up to whole steps), ending at the last step-grid point; 0 means the interval. */
   readonly lookbackSeconds: number;
 }
 
@@ -81,6 +84,19 @@ const wait = (ms: number, signal: AbortSignal): Promise<void> =>
     }
   });
 
+/**
+ * The window ending at the last step-grid point at or before `nowSeconds`, reaching back at least
+ * `lookbackSeconds` (whole steps), so the same sample lands on the same grid point in every run.
+ */
+export function alignedWindow(
+  nowSeconds: number,
+  lookbackSeconds: number,
+  stepSeconds: number,
+): { startTimeSeconds: number; endTimeSeconds: number } {
+  const endTimeSeconds = Math.floor(nowSeconds / stepSeconds) * stepSeconds;
+  return { startTimeSeconds: endTimeSeconds - Math.ceil(lookbackSeconds / stepSeconds) * stepSeconds, endTimeSeconds };
+}
+
 /** The online pipelines of one pipeline service. */
 export class OnlinePipelines {
   private readonly entries = new Map<string, Entry>();
@@ -120,18 +136,18 @@ export class OnlinePipelines {
       loop: Promise.resolve(),
     };
     this.entries.set(name, entry);
-    entry.loop = this.repeat(entry, spec, lookbackSeconds);
+    entry.loop = this.repeat(entry, spec, lookbackSeconds, stepSeconds);
     return { ...entry.status };
   }
 
-  private async repeat(entry: Entry, spec: OnlinePipelineSpec, lookbackSeconds: number): Promise<void> {
+  private async repeat(entry: Entry, spec: OnlinePipelineSpec, lookbackSeconds: number, stepSeconds: number): Promise<void> {
     const { window, ...rest } = spec.options;
     let newestTrainedSeconds = Number.NEGATIVE_INFINITY;
     while (!entry.stopping) {
-      const endTimeSeconds = this.now();
+      const times = alignedWindow(this.now(), lookbackSeconds, stepSeconds);
       const options: PipelineRunOptions = {
         ...rest,
-        data: { kind: "window", window: { ...window, startTimeSeconds: endTimeSeconds - lookbackSeconds, endTimeSeconds } },
+        data: { kind: "window", window: { ...window, ...times } },
         continueFromCheckpoint: true,
       };
       try {

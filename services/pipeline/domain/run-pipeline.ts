@@ -59,6 +59,24 @@ function modelFeatureNames(group: FeatureGroupName, thirdPartyMetricNames: reado
   return featuresOf(group, thirdPartyMetricNames);
 }
 
+/**
+ * Unix seconds of the newest row that holds a new sample: the last row differing from the row before it.
+ * Prometheus repeats a series' last sample at later grid points (up to its lookback delta), which the
+ * extraction turns into identical all-zero-rate rows; those trailing rows hold no new data. Undefined
+ * when the table has no rows.
+ */
+export function newestSampleRowSeconds(table: DataTable): number | undefined {
+  const { rowCount, columnNames, values, timestamps } = table;
+  if (rowCount === 0) return undefined;
+  for (let row = rowCount - 1; row > 0; row--) {
+    for (let column = 0; column < columnNames.length; column++) {
+      const offset = column * rowCount + row;
+      if (!Object.is(values[offset], values[offset - 1])) return timestamps[row];
+    }
+  }
+  return timestamps[0];
+}
+
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Runs the pipeline once. Request errors throw before any model is trained; later failures are reported. */
@@ -112,7 +130,7 @@ export async function runPipeline(
     if (gate !== undefined || signal?.aborted) throw error;
     return undefined;
   });
-  const newestSampleSeconds = probe !== undefined && probe.rowCount > 0 ? probe.timestamps[probe.rowCount - 1] : undefined;
+  const newestSampleSeconds = probe === undefined ? undefined : newestSampleRowSeconds(probe);
   const summaryBase = { pipelineName: options.pipelineName, nodeType, newestSampleSeconds };
   if (gate !== undefined && (newestSampleSeconds === undefined || newestSampleSeconds <= gate.newerThanSeconds)) {
     return {
