@@ -83,7 +83,7 @@ describe("kepler-model pipeline", () => {
       "train 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer: training LinearRegressionTrainer",
       "publish 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer_0: published LinearRegressionTrainer_0",
       "train 3/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer: trained LinearRegressionTrainer",
-      "metadata 1/1 cli_inline: wrote metadata.json",
+      "metadata 1/1 cli_inline: wrote metadata.json, train_arguments.json, 2 tables",
     ]);
 
     const registry = createRegistryClient(address("registry"));
