@@ -28,19 +28,119 @@ export function scanPrometheusResponse(bytes: Uint8Array, builder: PrometheusRes
   new Scanner(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), builder, field).scanDocument();
 }
 
+/**
+ * Reads the response text chunk by chunk as it arrives (gRPC messages, file or HTTP streams), holding at
+ * most the one series not yet complete: peak memory follows the parsed arrays, not the JSON text.
+ */
+export class PrometheusResponseStreamScanner {
+  private readonly scanner: Scanner;
+
+  constructor(builder: PrometheusResponseBuilder, field: string) {
+    this.scanner = new Scanner(Buffer.alloc(0), builder, field);
+    this.scanner.startStreaming();
+  }
+
+  push(chunk: Uint8Array): void {
+    if (chunk.byteLength > 0) this.scanner.pushBytes(chunk);
+  }
+
+  /** The last chunk is in: InvalidInputError when the document is incomplete or malformed. */
+  end(): void {
+    this.scanner.endBytes();
+  }
+}
+
 class Scanner {
   private pos = 0;
   private timestamps = new Float64Array(1024);
   private values = new Float64Array(1024);
 
   constructor(
-    private readonly buf: Buffer,
+    private buf: Buffer,
     private readonly builder: PrometheusResponseBuilder,
     private readonly field: string,
   ) {}
 
   scanDocument(): void {
-    this.skipWhitespace();
+    if (!this.documentSteps().next().done) throw new Error("the whole-input scan waited for more input");
+  }
+
+  /** Appends the next bytes (streaming mode): drops what is consumed, scans every series now complete. */
+  pushBytes(chunk: Uint8Array): void {
+    this.trackTopLevel(chunk);
+    this.base += this.pos;
+    this.buf = Buffer.concat([this.buf.subarray(this.pos), chunk]);
+    this.pos = 0;
+    this.steps ??= this.documentSteps();
+    this.steps.next();
+  }
+
+  /** Ends the input (streaming mode): scans the rest; throws when the document is incomplete. */
+  endBytes(): void {
+    this.ended = true;
+    this.steps ??= this.documentSteps();
+    if (!this.steps.next().done) throw new Error("the scan waited for more input after the end");
+  }
+
+  // Streaming: the absolute offset of buf[0], how far the top level (depth <= 2: the object of metrics and
+  // their series lists) is complete, and the tracker's state. A series is scanned only once its closing
+  // brace has arrived, so no token is ever read half-received; only one partial series is held.
+  private base = 0;
+  private completeTo = Infinity;
+  private ended = true;
+  private steps: Generator<void, void> | undefined;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** Streaming mode from here on: nothing is complete until tracked. */
+  startStreaming(): void {
+    this.completeTo = 0;
+    this.ended = false;
+  }
+
+  private trackTopLevel(chunk: Uint8Array): void {
+    const offset = this.base + this.buf.length;
+    let { depth, inString, escaped } = this;
+    let complete = this.completeTo;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) {
+          inString = false;
+          if (depth <= 2) complete = offset + i + 1;
+        }
+      } else if (c === QUOTE) {
+        inString = true;
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        depth++;
+        if (depth <= 2) complete = offset + i + 1;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        depth--;
+        if (depth <= 2) complete = offset + i + 1;
+      } else if (depth <= 2 && (c === COMMA || c === COLON || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) {
+        complete = offset + i + 1;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    this.completeTo = complete;
+  }
+
+  /** Skips whitespace; waits (yields) until the next top-level token has arrived in full. */
+  private *need(): Generator<void, void> {
+    for (;;) {
+      this.skipWhitespace();
+      if (this.ended || this.base + this.pos < this.completeTo) return;
+      yield;
+    }
+  }
+
+  private *documentSteps(): Generator<void, void> {
+    yield* this.need();
     if (this.pos >= this.buf.length)
       throw new InvalidInputError(this.field, "empty response: expected a JSON object of metric names");
     if (this.buf[this.pos] !== OPEN_BRACE) {
@@ -51,35 +151,45 @@ class Scanner {
       );
     }
     this.pos++;
-    this.skipWhitespace();
+    yield* this.need();
     if (this.buf[this.pos] === CLOSE_BRACE) {
       this.pos++;
     } else {
       for (;;) {
+        yield* this.need();
         const name = this.string();
+        yield* this.need();
         this.expect(COLON, "':'");
-        this.metric(name);
+        yield* this.metricSteps(name);
+        yield* this.need();
         if (this.listEnd(CLOSE_BRACE)) break;
       }
+    }
+    while (!this.ended) {
+      this.skipWhitespace();
+      if (this.pos < this.buf.length) break;
+      yield;
     }
     this.skipWhitespace();
     if (this.pos < this.buf.length) this.malformed("end of input after the top-level object");
   }
 
-  private metric(name: string): void {
+  private *metricSteps(name: string): Generator<void, void> {
     const path = `${this.field}.${name}`;
-    this.skipWhitespace();
+    yield* this.need();
     if (this.buf[this.pos] !== OPEN_BRACKET)
       throw new InvalidInputError(path, `expected a list of series, got ${describe(this.genericValue())}`);
     this.builder.addMetric(name);
     this.pos++;
-    this.skipWhitespace();
+    yield* this.need();
     if (this.buf[this.pos] === CLOSE_BRACKET) {
       this.pos++;
       return;
     }
     for (let index = 0; ; index++) {
+      yield* this.need();
       this.series(name, `${path}[${index}]`);
+      yield* this.need();
       if (this.listEnd(CLOSE_BRACKET)) return;
     }
   }
@@ -321,7 +431,7 @@ class Scanner {
 
   private malformed(expected: string, at = this.pos): never {
     const found = at >= this.buf.length ? "the end of the input" : `'${String.fromCharCode(this.buf[at]!)}'`;
-    throw new InvalidInputError(this.field, `malformed JSON at byte ${at}: expected ${expected}, found ${found}`);
+    throw new InvalidInputError(this.field, `malformed JSON at byte ${this.base + at}: expected ${expected}, found ${found}`);
   }
 }
 

@@ -2,8 +2,10 @@
 // `{metric_name: [{"metric": {labels}, "values": [[ts_seconds, "value"], ...]}, ...]}`, i.e. the
 // `data.result` of one query_range per metric. Parsed into packed float64 arrays per metric, so the
 // extractor can copy a metric into wasm memory in one bulk copy.
+import { createReadStream } from "node:fs";
+import { createGunzip } from "node:zlib";
 import { InvalidInputError } from "./errors.js";
-import { scanPrometheusResponse } from "./prometheus-response-scanner.js";
+import { PrometheusResponseStreamScanner, scanPrometheusResponse } from "./prometheus-response-scanner.js";
 
 /** One series of a metric: its labels and where its samples sit in the metric's packed arrays. */
 export interface PrometheusSeries {
@@ -77,6 +79,54 @@ export class PrometheusResponseReader {
     this.chunks.length = 0;
     return bytes;
   }
+}
+
+/**
+ * Parses a response while its byte chunks arrive (split anywhere): each series is packed into float64
+ * arrays as soon as its closing brace is in, so the JSON text is never held whole.
+ */
+export class PrometheusResponseStream {
+  private readonly builder: PrometheusResponseBuilder;
+  private readonly scanner: PrometheusResponseStreamScanner;
+  private size = 0;
+
+  constructor(
+    private readonly field = "response",
+    private readonly maxBytes = MAX_RESPONSE_BYTES,
+  ) {
+    this.builder = new PrometheusResponseBuilder(field);
+    this.scanner = new PrometheusResponseStreamScanner(this.builder, field);
+  }
+
+  /** Scans the next bytes of the JSON text; InvalidInputError as soon as a complete part is wrong. */
+  push(chunk: Uint8Array): void {
+    this.size += chunk.byteLength;
+    if (this.size > this.maxBytes) {
+      throw new InvalidInputError(this.field, `response is larger than the limit of ${this.maxBytes} bytes`);
+    }
+    this.scanner.push(chunk);
+  }
+
+  /** Bytes received so far. */
+  get receivedBytes(): number {
+    return this.size;
+  }
+
+  /** The last chunk is in: the parsed response; InvalidInputError for an incomplete or malformed one. */
+  finish(): PrometheusResponse {
+    this.scanner.end();
+    return this.builder.build();
+  }
+}
+
+/** Parses a saved-response file (`.gz` decompressed on the fly) chunk by chunk. */
+export async function readPrometheusResponseFile(path: string, field = "response"): Promise<PrometheusResponse> {
+  const stream = new PrometheusResponseStream(field);
+  const bytes: AsyncIterable<Buffer> = path.endsWith(".gz")
+    ? createReadStream(path).pipe(createGunzip())
+    : createReadStream(path);
+  for await (const chunk of bytes) stream.push(chunk);
+  return stream.finish();
 }
 
 /**
