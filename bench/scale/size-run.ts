@@ -1,9 +1,8 @@
 // One size of the scale benchmark, in its own process so its peak RSS (VmHWM) is its own: reads the
-// recording file, parses it, extracts the container-level table, isolates (min isolator) and trains
+// recording file streamed (never held whole), extracts the container-level table, isolates (min isolator) and trains
 // DynPower models with the trainers whose cost is linear in rows. Prints one JSON line of timings.
-import { readFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { isolate } from "../../services/isolator/domain/isolate.js";
 import { trainModels } from "../../services/trainer/domain/train-models.js";
@@ -21,7 +20,7 @@ function peakRssMiB(): number {
 const path = process.argv[2];
 if (path === undefined) throw new Error("usage: size-run.ts <recording.json>");
 const t0 = performance.now();
-const response = parsePrometheusResponse(await readFile(path));
+const response = await readPrometheusResponseFile(path);
 const t1 = performance.now();
 const extracted = extract(response, {
   energySource: "rapl-sysfs",

@@ -1,7 +1,7 @@
 // The saved-response parser: the byte scanner must decode exactly what JSON.parse + Number() decode.
 import { describe, expect, it } from "vitest";
 import { recordedResponseText } from "../../test/support/extractor-fixtures.js";
-import { type PrometheusResponse, PrometheusResponseReader, parsePrometheusResponse } from "./prometheus-response.js";
+import { type PrometheusResponse, PrometheusResponseStream, parsePrometheusResponse } from "./prometheus-response.js";
 
 function flatten(response: PrometheusResponse) {
   return [...response.metrics.values()].map((metric) => ({
@@ -45,14 +45,14 @@ describe("parsePrometheusResponse", () => {
 
   it("collects chunks split anywhere, even inside a number", () => {
     const text = recordedResponseText("idle");
-    const reader = new PrometheusResponseReader();
+    const reader = new PrometheusResponseStream();
     const bytes = Buffer.from(text);
     for (let start = 0; start < bytes.length; start += 777) reader.push(bytes.subarray(start, start + 777));
     expect(flatten(reader.finish())).toEqual(flatten(parsePrometheusResponse(text)));
   });
 
   it("refuses a response above its size limit", () => {
-    const reader = new PrometheusResponseReader("response_chunk", 10);
+    const reader = new PrometheusResponseStream("response_chunk", 10);
     expect(() => reader.push(Buffer.alloc(11))).toThrow("response_chunk: response is larger than the limit of 10 bytes");
   });
 });

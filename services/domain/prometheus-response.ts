@@ -42,46 +42,6 @@ export function sampleCount(response: PrometheusResponse, metricName: string): n
 export const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
 
 /**
- * Collects a response arriving in byte chunks (split anywhere, e.g. gRPC messages) and parses it once
- * the last chunk is in. Holds the bytes only; `finish()` parses and validates.
- */
-export class PrometheusResponseReader {
-  private readonly chunks: Uint8Array[] = [];
-  private size = 0;
-
-  constructor(
-    private readonly field = "response",
-    private readonly maxBytes = MAX_RESPONSE_BYTES,
-  ) {}
-
-  /** Appends the next bytes of the JSON text. */
-  push(chunk: Uint8Array): void {
-    this.size += chunk.byteLength;
-    if (this.size > this.maxBytes) {
-      throw new InvalidInputError(this.field, `response is larger than the limit of ${this.maxBytes} bytes`);
-    }
-    this.chunks.push(chunk);
-  }
-
-  /** Bytes received so far. */
-  get receivedBytes(): number {
-    return this.size;
-  }
-
-  /** Parses everything pushed; InvalidInputError for malformed JSON or a wrong shape. */
-  finish(): PrometheusResponse {
-    return parsePrometheusResponse(this.takeBytes(), this.field);
-  }
-
-  /** Everything pushed as one byte array, unparsed (to parse elsewhere, e.g. on a worker thread). */
-  takeBytes(): Uint8Array {
-    const bytes = Buffer.concat(this.chunks, this.size);
-    this.chunks.length = 0;
-    return bytes;
-  }
-}
-
-/**
  * Parses a response while its byte chunks arrive (split anywhere): each series is packed into float64
  * arrays as soon as its closing brace is in, so the JSON text is never held whole.
  */

@@ -2,7 +2,7 @@
 import { assertEnergySource } from "../domain/energy-sources.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { assertFeatureGroup } from "../domain/feature-groups.js";
-import { PrometheusResponseReader } from "../domain/prometheus-response.js";
+import { type PrometheusResponse, PrometheusResponseStream } from "../domain/prometheus-response.js";
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
 import { ExtractorKind, type PrometheusWindow, TableLevel } from "../generated/kepler/model/v1/types.js";
 import { DEFAULT_STEP_SECONDS } from "../prometheus/query-window.js";
@@ -79,15 +79,15 @@ export function decodeWindow(
 type StreamMessage<O> = { content?: { $case: "options"; value: O } | { $case: "responseChunk"; value: Uint8Array } | undefined };
 
 /**
- * Reads an options-then-chunks request stream: the options from the first message, the response text
- * from the rest (unparsed: the caller parses it, possibly on a worker). `response` is undefined when no
- * chunk came.
+ * Reads an options-then-chunks request stream: the options from the first message, the response from
+ * the rest, parsed while the chunks arrive (the JSON text is never held whole). `response` is undefined
+ * when no chunk came.
  */
 export async function readOptionsAndResponse<O>(
   requests: AsyncIterable<StreamMessage<O>>,
-): Promise<{ options: O; response: Uint8Array | undefined }> {
+): Promise<{ options: O; response: PrometheusResponse | undefined }> {
   let options: O | undefined;
-  const reader = new PrometheusResponseReader("response_chunk");
+  const reader = new PrometheusResponseStream("response_chunk");
   let index = 0;
   for await (const message of requests) {
     const content = message.content;
@@ -104,5 +104,5 @@ export async function readOptionsAndResponse<O>(
   }
   if (options === undefined)
     throw new InvalidInputError("requests[0].options", "no messages: the first message must carry the options");
-  return { options, response: reader.receivedBytes > 0 ? reader.takeBytes() : undefined };
+  return { options, response: reader.receivedBytes > 0 ? reader.finish() : undefined };
 }

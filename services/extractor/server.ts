@@ -25,9 +25,6 @@ export interface ExtractorServiceDeps {
   readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
 }
 
-/** The response text arriving in request chunks, named as the request field. */
-const INLINE_FIELD = "response_chunk";
-
 /** The extractor RPCs: decode the request, call the domain, stream the table then a summary. */
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
   const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
@@ -42,7 +39,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
-      yield* resultMessages(await extractOn({ bytes: response, field: INLINE_FIELD }, extractOptions));
+      yield* resultMessages(await extractOn({ parsed: response }, extractOptions));
     },
 
     async *extractFromPrometheus(request) {
@@ -54,7 +51,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
       const { options, response: inline } = await readOptionsAndResponse(requests);
-      let input: ResponseInput | undefined = inline === undefined ? undefined : { bytes: inline, field: INLINE_FIELD };
+      let input: ResponseInput | undefined = inline === undefined ? undefined : { parsed: inline };
       if (options.window !== undefined) {
         if (inline !== undefined)
           throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
