@@ -13,78 +13,9 @@ import { CHUNK_BYTES } from "../../services/kit/message-limits.js";
 import { ExtractorKind, TableLevel } from "../../services/generated/kepler/model/v1/types.js";
 import { counterToRateBaseline } from "../baseline/counter-to-rate.js";
 import { measure, ms, printTable } from "../support/measure.js";
+import { BASE_SHAPE, SYNTHETIC_FEATURES as FEATURES, syntheticResponsePieces } from "../support/synthetic-response.js";
 
-const CONTAINERS = 200;
-const SAMPLES = 1_200;
-const STEP_SECONDS = 3;
-const START = 1_700_000_000;
-const FEATURES = [
-  "cache_miss",
-  "cpu_cycles",
-  "cpu_instructions",
-  "bpf_cpu_time_ms",
-  "bpf_page_cache_hit",
-  "bpf_block_irq",
-  "bpf_net_rx_irq",
-  "bpf_net_tx_irq",
-];
-
-type Series = { metric: Record<string, string>; values: Array<[number, string]> };
-
-// Deterministic pseudo-random increments (a linear congruential generator), no Math.random.
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-function counterSeries(labels: Record<string, string>, scale: number, random: () => number): Series {
-  const values: Array<[number, string]> = [];
-  let value = Math.floor(random() * scale * 100);
-  for (let i = 0; i < SAMPLES; i++) {
-    value += Math.floor(random() * scale);
-    values.push([START + i * STEP_SECONDS, String(value)]);
-  }
-  return { metric: labels, values };
-}
-
-function syntheticResponse(): Record<string, Series[]> {
-  const random = generator(42);
-  const response: Record<string, Series[]> = {};
-  FEATURES.forEach((feature, index) => {
-    const name = `kepler_container_${feature}_total`;
-    response[name] = Array.from({ length: CONTAINERS }, (_, c) =>
-      counterSeries(
-        {
-          __name__: name,
-          container_id: `c${String(c).padStart(4, "0")}`,
-          pod_name: `pod-${c}`,
-          container_name: `app-${c % 17}`,
-          container_namespace: `ns-${c % 5}`,
-          job: "kepler",
-          instance: "node-1",
-        },
-        10 ** (index % 6),
-        random,
-      ),
-    );
-  });
-  for (const component of ["package", "core", "uncore", "dram"]) {
-    const name = `kepler_node_${component}_joules_total`;
-    response[name] = ["0", "1"].flatMap((pkg) =>
-      ["idle", "dynamic"].map((mode) => counterSeries({ __name__: name, source: "rapl-sysfs", package: pkg, mode }, 200, random)),
-    );
-  }
-  response.kepler_node_platform_joules_total = ["idle", "dynamic"].map((mode) =>
-    counterSeries({ __name__: "kepler_node_platform_joules_total", source: "acpi", mode }, 600, random),
-  );
-  response.kepler_node_accelerator_intel_qat = [
-    counterSeries({ __name__: "kepler_node_accelerator_intel_qat", type: "qat0" }, 5, random),
-  ];
-  return response;
-}
+const { containers: CONTAINERS, samples: SAMPLES } = BASE_SHAPE;
 
 /** Samples RSS and heap every few ms while `body` runs; returns the peaks in MiB. */
 async function withMemoryPeaks<T>(body: () => Promise<T>): Promise<{ result: T; rssMiB: number; heapMiB: number }> {
@@ -106,8 +37,7 @@ async function withMemoryPeaks<T>(body: () => Promise<T>): Promise<{ result: T; 
 }
 
 export default async function run(): Promise<void> {
-  // Only the JSON text is kept: the object tree it came from is garbage before anything is measured.
-  const text = Buffer.from(JSON.stringify(syntheticResponse()));
+  const text = Buffer.from([...syntheticResponsePieces(BASE_SHAPE)].join(""));
   const parsedOnce = parsePrometheusResponse(text);
   const sampleCount = [...parsedOnce.metrics.values()].reduce((total, metric) => total + metric.values.length, 0);
   process.stdout.write(
