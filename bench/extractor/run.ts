@@ -4,7 +4,7 @@
 // Reports median wall time, the process' peak RSS and peak heap, the in-process split (parse vs
 // extract), and the rate step alone: wasm-core's counterToRate against its plain-TS twin.
 import { F64Buffer, counterToRateInWasm } from "../../wasm-core/src/index.js";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { PrometheusResponseStream, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { startExtractor } from "../../services/extractor/main.js";
@@ -94,6 +94,16 @@ export default async function run(): Promise<void> {
 
   const parse = await measure(() => parsePrometheusResponse(text), 5, 1);
   rows.push(["in-process: parse JSON bytes", "-", ms(parse.medianMs), ms(parse.minMs), "-", "-"]);
+  const streamed = await measure(
+    () => {
+      const stream = new PrometheusResponseStream();
+      for (let start = 0; start < text.length; start += CHUNK_BYTES) stream.push(text.subarray(start, start + CHUNK_BYTES));
+      return stream.finish();
+    },
+    5,
+    1,
+  );
+  rows.push(["in-process: stream-parse in request chunks", "-", ms(streamed.medianMs), ms(streamed.minMs), "-", "-"]);
   for (const level of ["node", "container"] as const) {
     const domain = await measure(
       () => extract(parsedOnce, { energySource: "rapl-sysfs", featureGroup: "WorkloadOnly", level, extractor: "default" }),
