@@ -67,7 +67,7 @@ class Scanner {
 
   /** Appends the next bytes (streaming mode): drops what is consumed, scans every series now complete. */
   pushBytes(chunk: Uint8Array): void {
-    this.trackTopLevel(chunk);
+    this.lastChunk = chunk;
     this.base += this.pos;
     this.buf = Buffer.concat([this.buf.subarray(this.pos), chunk]);
     this.pos = 0;
@@ -82,59 +82,46 @@ class Scanner {
     if (!this.steps.next().done) throw new Error("the scan waited for more input after the end");
   }
 
-  // Streaming: the absolute offset of buf[0], how far the top level (depth <= 2: the object of metrics and
-  // their series lists) is complete, and the tracker's state. A series is scanned only once its closing
-  // brace has arrived, so no token is ever read half-received; only one partial series is held.
+  // Streaming: the absolute offset of buf[0], whether the last chunk is in, and the chunk pushed last.
+  // A series (or metric name) is scanned speculatively; it can only succeed once its closing brace
+  // (quote) is in the buffer, and everything before that is too, so no token is read half-received.
+  // A failed attempt rewinds and is retried when a chunk brings that closing byte; only the end of the
+  // input makes a failure final. Only one partial series is held.
   private base = 0;
-  private completeTo = Infinity;
   private ended = true;
+  private lastChunk: Uint8Array = new Uint8Array(0);
   private steps: Generator<void, void> | undefined;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
 
-  /** Streaming mode from here on: nothing is complete until tracked. */
+  /** Streaming mode from here on. */
   startStreaming(): void {
-    this.completeTo = 0;
     this.ended = false;
   }
 
-  private trackTopLevel(chunk: Uint8Array): void {
-    const offset = this.base + this.buf.length;
-    let { depth, inString, escaped } = this;
-    let complete = this.completeTo;
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i]!;
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) {
-          inString = false;
-          if (depth <= 2) complete = offset + i + 1;
-        }
-      } else if (c === QUOTE) {
-        inString = true;
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        depth++;
-        if (depth <= 2) complete = offset + i + 1;
-      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        depth--;
-        if (depth <= 2) complete = offset + i + 1;
-      } else if (depth <= 2 && (c === COMMA || c === COLON || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) {
-        complete = offset + i + 1;
+  /** Runs `read` from pos; while the input is open, a failure rewinds and waits for a chunk holding `closing`. */
+  private *attempt<T>(read: () => T, closing: number): Generator<void, T> {
+    for (;;) {
+      const start = this.pos;
+      try {
+        return read();
+      } catch (error) {
+        if (this.ended) throw error;
+        this.pos = start;
+        do yield;
+        while (!this.ended && !this.lastChunk.includes(closing));
       }
     }
-    this.depth = depth;
-    this.inString = inString;
-    this.escaped = escaped;
-    this.completeTo = complete;
+  }
+
+  /** Waits for the whole input (error paths that describe a value of unknown length). */
+  private *untilEnded(): Generator<void, void> {
+    while (!this.ended) yield;
   }
 
   /** Skips whitespace; waits (yields) until the next top-level token has arrived in full. */
   private *need(): Generator<void, void> {
     for (;;) {
       this.skipWhitespace();
-      if (this.ended || this.base + this.pos < this.completeTo) return;
+      if (this.ended || this.pos < this.buf.length) return;
       yield;
     }
   }
@@ -144,6 +131,7 @@ class Scanner {
     if (this.pos >= this.buf.length)
       throw new InvalidInputError(this.field, "empty response: expected a JSON object of metric names");
     if (this.buf[this.pos] !== OPEN_BRACE) {
+      yield* this.untilEnded();
       const value = this.genericValue();
       throw new InvalidInputError(
         this.field,
@@ -157,7 +145,7 @@ class Scanner {
     } else {
       for (;;) {
         yield* this.need();
-        const name = this.string();
+        const name = yield* this.attempt(() => this.string(), QUOTE);
         yield* this.need();
         this.expect(COLON, "':'");
         yield* this.metricSteps(name);
@@ -177,8 +165,10 @@ class Scanner {
   private *metricSteps(name: string): Generator<void, void> {
     const path = `${this.field}.${name}`;
     yield* this.need();
-    if (this.buf[this.pos] !== OPEN_BRACKET)
+    if (this.buf[this.pos] !== OPEN_BRACKET) {
+      yield* this.untilEnded();
       throw new InvalidInputError(path, `expected a list of series, got ${describe(this.genericValue())}`);
+    }
     this.builder.addMetric(name);
     this.pos++;
     yield* this.need();
@@ -188,7 +178,7 @@ class Scanner {
     }
     for (let index = 0; ; index++) {
       yield* this.need();
-      this.series(name, `${path}[${index}]`);
+      yield* this.attempt(() => this.series(name, `${path}[${index}]`), CLOSE_BRACE);
       yield* this.need();
       if (this.listEnd(CLOSE_BRACKET)) return;
     }
