@@ -139,6 +139,45 @@ export function accumulateOnAxis(
 }
 
 /**
+ * Places one series of a key on the key's merged axis when several series of that key may share steps:
+ * per step, the sample of the series whose value changed most recently wins (ties: the series placed
+ * later). Prometheus repeats a series that stopped at every step of its lookback window when no
+ * staleness marker ends it (backfilled data), so the repeats lose to the series that is still moving.
+ * `changedAt[j]` holds the winning sample's last-change time and `counts[j]` 1 once a step is taken;
+ * both start zero-filled. Returns how many samples met a step already taken (>= 0), or ERR_DIMENSION.
+ */
+export function overlayLatestChange(
+  axisPtr: usize,
+  nAxis: i32,
+  tsPtr: usize,
+  valuesPtr: usize,
+  n: i32,
+  outPtr: usize,
+  changedAtPtr: usize,
+  countsPtr: usize,
+): i32 {
+  if (nAxis < 0 || n < 0) return ERR_DIMENSION;
+  let shared = 0;
+  let j = 0;
+  let changed: f64 = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = at(tsPtr, i);
+    const v = at(valuesPtr, i);
+    if (i === 0 || v !== at(valuesPtr, i - 1)) changed = t;
+    while (j < nAxis && at(axisPtr, j) < t) j++;
+    if (j >= nAxis || at(axisPtr, j) !== t) continue;
+    if (at(countsPtr, j) > 0) {
+      shared++;
+      if (changed < at(changedAtPtr, j)) continue;
+    }
+    put(outPtr, j, v);
+    put(changedAtPtr, j, changed);
+    put(countsPtr, j, 1);
+  }
+  return shared;
+}
+
+/**
  * out[p][t] = sum over keys of grid[p][k][t] for a planes x keys x steps grid (the reference's
  * groupby(timestamp).sum() over containers). Keys are added in order with Kahan compensation, as
  * pandas' group_sum does, two steps per SIMD lane pair.

@@ -7,6 +7,7 @@ export {
   intersectSorted,
   locateOnAxis,
   accumulateOnAxis,
+  overlayLatestChange,
   sumOverKeys,
   gatherByIndex,
   meanOrMissing,

@@ -133,6 +133,39 @@ export function accumulateOnAxis(
   return skipped;
 }
 
+/**
+ * Places one (time-sorted) series on a key's merged axis where several series of the key may share
+ * steps: per step the sample whose series changed most recently wins, ties to the later call (see the
+ * kernel: Prometheus' lookback repeats of a stopped series lose to the live one). `values`,
+ * `changedAt` and `counts` cover the axis and start zero-filled. Returns how many samples met a step
+ * already taken.
+ */
+export function overlayLatestChange(
+  axis: F64Slice,
+  timestamps: F64Slice,
+  values: F64Slice,
+  out: F64Slice,
+  changedAt: F64Slice,
+  counts: F64Slice,
+): number {
+  if (timestamps.length !== values.length) throw new RangeError("overlayLatestChange: timestamps and values differ in length");
+  if (out.length < axis.length || changedAt.length < axis.length || counts.length < axis.length) {
+    throw new RangeError("overlayLatestChange: out/changedAt/counts shorter than the axis");
+  }
+  const shared = core().overlayLatestChange(
+    axis.ptr,
+    axis.length,
+    timestamps.ptr,
+    values.ptr,
+    values.length,
+    out.ptr,
+    changedAt.ptr,
+    counts.ptr,
+  );
+  assertKernelOk("overlayLatestChange", Math.min(shared, 0));
+  return shared;
+}
+
 /** Per step, how many keys are present (presence > 0): the container rows of that step. The caller frees the result. */
 export function countPresentKeys(presence: F64Slice, keys: number, steps: number): F64Buffer {
   if (presence.length < keys * steps) throw new RangeError("countPresentKeys: presence is smaller than keys x steps");

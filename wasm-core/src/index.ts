@@ -31,6 +31,7 @@ export {
   keepPowerRows,
   locateOnAxis,
   meanOrMissing,
+  overlayLatestChange,
   readSlice,
   sliceOf,
   sumOverKeys,

@@ -27,6 +27,16 @@ export interface CoreExports {
     countsPtr: number,
     compsPtr: number,
   ): number;
+  overlayLatestChange(
+    axisPtr: number,
+    nAxis: number,
+    tsPtr: number,
+    valuesPtr: number,
+    n: number,
+    outPtr: number,
+    changedAtPtr: number,
+    countsPtr: number,
+  ): number;
   sumOverKeys(gridPtr: number, planes: number, keys: number, steps: number, outPtr: number): number;
   gatherByIndex(srcPtr: number, nSrc: number, indexPtr: number, n: number, missing: number, outPtr: number): number;
   meanOrMissing(sumsPtr: number, countsPtr: number, n: number, missing: number, truncate: number, outPtr: number): number;

@@ -9,6 +9,7 @@ import {
   keepPowerRows,
   locateOnAxis,
   meanOrMissing,
+  overlayLatestChange,
   pearsonWithTarget,
   readSlice,
   rollingMeanColumns,
@@ -60,6 +61,34 @@ describe("timestamp axes", () => {
       const mean = meanOrMissing(sums, counts, -7, true);
       expect(Array.from(mean.view())).toEqual([1, 6, 1]);
       mean.free();
+    });
+  });
+
+  it("merges series of one key sharing steps: the sample whose series changed most recently wins", () => {
+    // Series a moves until 30 then stops; Prometheus' lookback repeats 130 at 40 and 50. Series b
+    // starts at 40 (the container restarted under new labels) and is idle at 50.
+    const axis = F64Buffer.from([10, 20, 30, 40, 50]);
+    const ta = F64Buffer.from([10, 20, 30, 40, 50]);
+    const va = F64Buffer.from([110, 120, 130, 130, 130]);
+    const tb = F64Buffer.from([40, 50]);
+    const vb = F64Buffer.from([5, 5]);
+    const out = F64Buffer.from([0, 0, 0, 0, 0]);
+    const changedAt = F64Buffer.from([0, 0, 0, 0, 0]);
+    const counts = F64Buffer.from([0, 0, 0, 0, 0]);
+    withBuffers([axis, ta, va, tb, vb, out, changedAt, counts], () => {
+      expect(overlayLatestChange(axis, ta, va, out, changedAt, counts)).toBe(0);
+      // b's last change (40) is after a's (30) at both shared steps
+      expect(overlayLatestChange(axis, tb, vb, out, changedAt, counts)).toBe(2);
+      expect(Array.from(out.view())).toEqual([110, 120, 130, 5, 5]);
+      expect(Array.from(changedAt.view())).toEqual([10, 20, 30, 40, 40]);
+      expect(Array.from(counts.view())).toEqual([1, 1, 1, 1, 1]);
+      // placed in the other order, a's repeats still lose to b
+      out.view().fill(0);
+      changedAt.view().fill(0);
+      counts.view().fill(0);
+      expect(overlayLatestChange(axis, tb, vb, out, changedAt, counts)).toBe(0);
+      expect(overlayLatestChange(axis, ta, va, out, changedAt, counts)).toBe(2);
+      expect(Array.from(out.view())).toEqual([110, 120, 130, 5, 5]);
     });
   });
 

@@ -217,6 +217,23 @@ describe("extract semantics", () => {
     expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 20, 30]);
   });
 
+  it("two series of one container at the same steps (Prometheus lookback repeats): the one that changed last wins", () => {
+    // Series a stopped after 1010 and Prometheus repeats 100 through its lookback; b is the restarted
+    // container from 1020. Kept: 0, 100 (a), 5, 305 (b) -> rates 10, 10 (a decrease repeats the previous
+    // rate), 30.
+    const repeated: Samples = [C1[0]!, C1[1]!, [1020, 100], [1030, 100]];
+    const restarted: Samples = [
+      [1020, 5],
+      [1030, 305],
+    ];
+    const split = [container("c1", repeated, { command: "a" }), container("c1", restarted, { command: "b" })];
+    const result = extract(parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: split })), NODE);
+    expect(column(result, "bpf_cpu_time_ms")).toEqual([10, 10, 30]);
+    expect(result.notices).toContain(
+      "kepler_container_bpf_cpu_time_ms_total: 2 sample(s) of 1 container(s) fell on steps another series of the same container also had (Prometheus repeats a stopped series through its lookback window when no staleness marker ends it); the series that changed most recently was kept",
+    );
+  });
+
   it("ignores VM series in bare-metal mode and reads only them in VM mode", () => {
     const process = (id: string, samples: Samples) => ({ ...container(id, samples, { job: "vm", pid: "7" }) });
     const response = parse({
@@ -378,10 +395,6 @@ describe("bad input", () => {
     expect(
       invalid(() => parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: [container("c1", duplicated)] }))).message,
     ).toBe("response.kepler_container_bpf_cpu_time_ms_total[0].values[2][0]: duplicate timestamp 1010 in one series");
-    const twice = [container("c1", C1, { command: "a" }), container("c1", [C1[1]!], { command: "b" })];
-    expect(invalid(() => extract(parse(bpfResponse({ kepler_container_bpf_cpu_time_ms_total: twice })), NODE)).message).toBe(
-      "response.kepler_container_bpf_cpu_time_ms_total[0,1]: series of the same container c1/pod-c1/name-c1/ns have 1 sample(s) at the same timestamp; one container cannot have two values at one time",
-    );
   });
 
   it("energy steps not covered by every series are left out, with a notice", () => {

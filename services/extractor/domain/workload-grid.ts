@@ -14,6 +14,7 @@ import {
   accumulateOnAxis,
   counterToRateOnSlices,
   countDecreases,
+  overlayLatestChange,
   sliceOf,
   unionOfSorted,
 } from "../../../wasm-core/src/index.js";
@@ -121,37 +122,48 @@ export function buildWorkloadGrid(
       return;
     }
     const resets = { decreases: 0, containers: 0 };
+    const overlaps = { samples: 0, containers: 0 };
     const longest = Math.max(...[...plan.segments.values()].map((segment) => segmentLength(plan.metric, segment)));
     const rates = scope.zeros(longest);
     const joinedCounts = scope.zeros(longest);
     const joinedValues = scope.zeros(longest);
+    const joinedChanges = scope.zeros(longest);
     for (const [key, segment] of plan.segments) {
-      const n = segmentLength(plan.metric, segment);
       let timestamps: F64Slice;
       let values: F64Slice;
       if (segment.length === 1) {
         timestamps = seriesTimestamps(block, segment[0]!);
         values = seriesValues(block, segment[0]!);
       } else {
-        // One container split over several series (e.g. Kepler's `command` label changes back and
-        // forth): the reference sorts all their samples by time before taking rates, so they are
-        // merged on their joint axis. A timestamp two of them share has no defined order: rejected.
+        // One container split over several series (Kepler's `command` label changing back and forth, a
+        // restarted exporter): the reference sorts all their samples by time before taking rates, so
+        // they are merged on their joint axis. Where two series share a step, Prometheus is repeating a
+        // stopped series through its lookback window (no staleness marker in backfilled data): the
+        // series that changed most recently is the live one (docs/deviations.md).
         const merged = scope.own(unionOfSorted(segment.map((index) => seriesTimestamps(block, index))));
-        if (merged.length !== n) {
-          throw new InvalidInputError(
-            `response.${plan.metric.name}[${segment.join(",")}]`,
-            `series of the same container ${key} have ${n - merged.length} sample(s) at the same timestamp; one container cannot have two values at one time`,
-          );
-        }
+        const n = merged.length;
         const mergedValues = sliceOf(joinedValues, 0, n);
-        joinedValues.view().fill(0, 0, n);
+        const changes = sliceOf(joinedChanges, 0, n);
         const counts = sliceOf(joinedCounts, 0, n);
-        joinedCounts.view().fill(0, 0, n);
+        for (const buffer of [joinedValues, joinedChanges, joinedCounts]) buffer.view().fill(0, 0, n);
+        let shared = 0;
         for (const index of segment)
-          accumulateOnAxis(merged, seriesTimestamps(block, index), seriesValues(block, index), mergedValues, counts);
+          shared += overlayLatestChange(
+            merged,
+            seriesTimestamps(block, index),
+            seriesValues(block, index),
+            mergedValues,
+            changes,
+            counts,
+          );
+        if (shared > 0) {
+          overlaps.samples += shared;
+          overlaps.containers++;
+        }
         timestamps = merged;
         values = mergedValues;
       }
+      const n = timestamps.length;
       const rateSlice = sliceOf(rates, 0, n);
       counterToRateOnSlices(timestamps, values, rateSlice, "repeat-previous");
       const decreases = countDecreases(values);
@@ -161,6 +173,11 @@ export function buildWorkloadGrid(
       }
       const k = keyIndex.get(key)!;
       accumulateOnAxis(axis, timestamps, rateSlice, cell(plane, k), presenceOf(k));
+    }
+    if (overlaps.samples > 0) {
+      notices.push(
+        `${plan.metric.name}: ${overlaps.samples} sample(s) of ${overlaps.containers} container(s) fell on steps another series of the same container also had (Prometheus repeats a stopped series through its lookback window when no staleness marker ends it); the series that changed most recently was kept`,
+      );
     }
     if (resets.decreases > 0) {
       notices.push(
@@ -197,7 +214,10 @@ function planFeature(response: PrometheusResponse, feature: string, options: Wor
   const segments = new Map<string, number[]>();
   let singleSample = 0;
   for (const [key, indices] of byKey) {
-    const ordered = indices.filter((index) => metric.series[index]!.length > 0);
+    // In order of their first sample, so a series that started later wins ties when merged.
+    const ordered = indices
+      .filter((index) => metric.series[index]!.length > 0)
+      .sort((a, b) => firstTimestamp(metric, a) - firstTimestamp(metric, b) || a - b);
     if (segmentLength(metric, ordered) < 2) {
       singleSample++;
       continue;
@@ -250,7 +270,7 @@ function noteContainerLifetimes(plans: readonly Plan[], axis: F64Buffer, notices
     if (plan.kind !== "container") continue;
     for (const [key, segment] of plan.segments) {
       if (firstTimestamp(plan.metric, segment[0]!) > start) late.add(key);
-      if (lastTimestamp(plan.metric, segment[segment.length - 1]!) < end) early.add(key);
+      if (Math.max(...segment.map((index) => lastTimestamp(plan.metric, index))) < end) early.add(key);
     }
   }
   if (late.size > 0 || early.size > 0) {
