@@ -11,12 +11,11 @@ import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { readComponentModels } from "../../services/estimator/domain/archive-models.js";
 import { Estimator } from "../../services/estimator/domain/estimate-power.js";
 import { ModelCache } from "../../services/estimator/domain/model-cache.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { decodeEstimateRequest } from "../../services/estimator/server.js";
-import { readZip } from "../../services/models/index.js";
+import { readComponentModels, readZip } from "../../services/models/index.js";
 import { buildTestArchive, publishTestArchive, type TestArchive } from "../../services/registry/testing/model-archives.js";
 import { measure, printTable } from "../support/measure.js";
 

@@ -81,3 +81,4 @@ export {
 export { DEFAULT_ZIP_LIMITS, readZip, type ZipLimits } from "./zip-reader.js";
 export { zipFolderTree } from "./zip-folder.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";
+export { type ComponentModels, readComponentModels } from "./archive-models.js";

@@ -14,6 +14,14 @@ export const trainerConfigSchema = {
       "host:port of the registry: trained models are published through its PublishModel; empty writes them into the local model folder instead.",
   },
   modelPath: modelPathKey,
+  checkpointUrl: {
+    type: "string",
+    default: "",
+    env: "KEPLER_MODEL_CHECKPOINT_URL",
+    flag: "checkpoint-url",
+    description:
+      "Top URL (http, https or file:) of a model DB in the reference's layout (<top>/<pipeline>/<source>/<OutputType>/<group>/<model>.zip): a continued run without a local checkpoint continues from the model published there; the registry is asked first when configured.",
+  },
   workerThreads: workerThreadsKey,
   trainerModules: {
     type: "list",

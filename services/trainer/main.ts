@@ -9,6 +9,7 @@ import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./co
 import { createFitPool } from "./fit-pool.js";
 import { loadTrainerModules } from "./load-trainer-modules.js";
 import { createRegistryPublisher } from "./registry-publisher.js";
+import { type ArchiveFetcher, registryArchiveFetcher, urlArchiveFetcher } from "./remote-checkpoints.js";
 import { createTrainerService } from "./server.js";
 
 /**
@@ -23,6 +24,9 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
       : createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)), {
           deadlineMs: config.peerDeadlineMs,
         });
+  const checkpointStores: ArchiveFetcher[] = [];
+  if (registry !== undefined) checkpointStores.push(registryArchiveFetcher(registry));
+  if (config.checkpointUrl !== "") checkpointStores.push(urlArchiveFetcher(config.checkpointUrl, config.peerDeadlineMs));
   // Workers start on the first Train call, so a trainer that never trains costs no threads.
   const fitter = createFitPool(config.workerThreads);
   try {
@@ -40,6 +44,7 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
           implementation: createTrainerService({
             modelPath: config.modelPath,
             publishModel: registry === undefined ? undefined : createRegistryPublisher(registry),
+            checkpointStores,
             fitter,
             logger: deps.logger.child({ service: "trainer" }),
           }),

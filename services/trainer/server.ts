@@ -6,11 +6,12 @@ import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { TrainerServiceImplementation, TrainRequest, TrainResponse } from "../generated/kepler/model/v1/trainer_service.js";
 import { collectChunks } from "../kit/table-codec.js";
 import type { DomainLogger } from "../kit/logger.js";
-import { type ModelArchive, publishModelArchive, readCheckpoint, writeCheckpoint } from "../models/index.js";
+import { type ModelArchive, publishModelArchive, writeCheckpoint } from "../models/index.js";
 import type { ComponentFitter } from "./domain/fit-components.js";
 import { trainModels } from "./domain/train-models.js";
 import { listTrainers } from "./domain/trainer-registry.js";
 import { createEventQueue } from "./event-queue.js";
+import { type ArchiveFetcher, createCheckpointReader } from "./remote-checkpoints.js";
 import { progressMessage, resultMessage, summaryMessage, toTrainModelsRequest } from "./train-messages.js";
 
 /**
@@ -20,6 +21,8 @@ import { progressMessage, resultMessage, summaryMessage, toTrainModelsRequest } 
 export interface TrainerServiceDeps {
   modelPath: string;
   publishModel?: (archive: ModelArchive) => Promise<void>;
+  /** Where a continued run looks for a published model when the local folder has no checkpoint. */
+  checkpointStores?: readonly ArchiveFetcher[];
   /** Runs the fits (a worker pool); on the main thread when unset. */
   fitter?: ComponentFitter;
   logger: DomainLogger;
@@ -62,8 +65,7 @@ export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceIm
           (async (archive) => {
             await publishModelArchive(deps.modelPath, archive);
           }),
-        readCheckpoint: (group, trainer, component, nodeType) =>
-          readCheckpoint(deps.modelPath, group, trainer, component, nodeType),
+        readCheckpoint: createCheckpointReader(deps.modelPath, deps.checkpointStores ?? [], deps.logger),
         writeCheckpoint: async (group, checkpoint) => {
           await writeCheckpoint(deps.modelPath, group, checkpoint);
         },

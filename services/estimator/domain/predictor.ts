@@ -4,7 +4,12 @@
 // at 0, as the reference estimator's y[y < 0] = 0.
 import { featureGroupOf, mainFeatureIndex } from "../../domain/feature-groups.js";
 import { FailedPreconditionError } from "../../domain/errors.js";
-import { type ComponentModelFile, createTreeModelPredictor, type MaxAbsScalerFile, type WeightJson } from "../../models/index.js";
+import {
+  type ComponentModelFile,
+  type ComponentModels,
+  createTreeModelPredictor,
+  type WeightJson,
+} from "../../models/index.js";
 import {
   applyScale,
   clampNonNegative,
@@ -35,11 +40,6 @@ export interface Predictor {
 }
 
 /** Everything our archive format holds for prediction. */
-export interface ComponentModels {
-  features: readonly string[];
-  scaler: MaxAbsScalerFile;
-  components: ReadonlyArray<readonly [string, ComponentModelFile]>;
-}
 
 function scaledColumn(x: Matrix, index: number): Float64Array {
   return x.values.subarray(index * x.rows, (index + 1) * x.rows);

@@ -4,19 +4,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { goldenTable, goldenTestTimestamps } from "../../../test/fixtures/trainer/fixtures.js";
-import { createDataTable, type DataTable } from "../../domain/data-table.js";
+import { doubledFeatures, goldenTable, goldenTestTimestamps } from "../../../test/fixtures/trainer/fixtures.js";
 import { publishModelArchive, readCheckpoint, readModelFolder, writeCheckpoint } from "../../models/index.js";
 import { type TrainModelsDeps, trainModels } from "./train-models.js";
-
-// The acpi golden table with every feature value doubled: a fresh MaxAbs scale would double too.
-function doubled(table: DataTable): DataTable {
-  const columns = table.columnNames.map((name, j) => {
-    const column = table.values.subarray(j * table.rowCount, (j + 1) * table.rowCount);
-    return [name, name.endsWith("_power") || name === "node_type" ? column : column.map((v) => 2 * v)] as [string, Float64Array];
-  });
-  return createDataTable(table.timestamps, columns);
-}
 
 describe("continued training", () => {
   let modelPath: string;
@@ -60,7 +50,10 @@ describe("continued training", () => {
     // A fresh fit starts at t = 1 and adds one per sample: 150 training rows per epoch.
     expect(first.model.t).toBe(1 + 150 * first.model.epochs);
 
-    const second = await trainModels({ ...base, table: doubled(goldenTable("acpi")), continueFromCheckpoint: true }, deps);
+    const second = await trainModels(
+      { ...base, table: doubledFeatures(goldenTable("acpi")), continueFromCheckpoint: true },
+      deps,
+    );
     expect(second.results.map((r) => r.outcome)).toEqual(["succeeded", "succeeded"]);
     const sgd = await readModelFolder(join(modelPath, group, "SGDRegressorTrainer_0"));
     const model = sgd.components.platform;

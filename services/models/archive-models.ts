@@ -1,15 +1,21 @@
-// Reads our JSON component models straight from a model zip's entries (services/models'
-// readModelFolder does the same from an unpacked folder on disk).
-import { InvalidInputError } from "../../domain/errors.js";
+// Reads our JSON component models straight from a model zip's entries (readModelFolder does the same
+// from an unpacked folder on disk): the estimator predicts with them, the trainer continues from them.
+import { InvalidInputError } from "../domain/errors.js";
 import {
   type ComponentModelFile,
-  METADATA_FILE,
-  type ModelDict,
+  type MaxAbsScalerFile,
   parseComponentModelFile,
   parseMaxAbsScalerFile,
-  type ZipEntry,
-} from "../../models/index.js";
-import type { ComponentModels } from "./predictor.js";
+} from "./component-model-file.js";
+import { METADATA_FILE, type ModelDict } from "./model-archive.js";
+import type { ZipEntry } from "./zip-writer.js";
+
+/** A model's features, scaler and fitted component models. */
+export interface ComponentModels {
+  features: readonly string[];
+  scaler: MaxAbsScalerFile;
+  components: ReadonlyArray<readonly [string, ComponentModelFile]>;
+}
 
 const decoder = new TextDecoder();
 
