@@ -1,4 +1,4 @@
-// Every feature group of the reference trainable and servable (issue 13 rows 1-3), end to end over the
+// Every feature group of the reference trainable and servable (issue 13 rows 1-4), end to end over the
 // real services: a recording goes in as RunPipeline response chunks (extract -> isolate -> train ->
 // publish), then SelectModel, ListBestModels and Estimate serve the models. Where no real recording has
 // a group's metrics, a synthesized one (test/support/synthetic-recording.ts) makes node power exactly
@@ -500,4 +500,82 @@ describe("row 1: ThirdParty models are selected when the request covers their me
     // removed from exactly linear data, and the DynPower model fits it exactly too.
     expect(Math.round(run.results[0]!.maeWatts * 100) / 100).toBe(0);
   }, 120_000);
+});
+
+type SavedDocument = Record<string, Array<{ metric: Record<string, string>; values: unknown[] }>>;
+
+/**
+ * The coremark recording as Kepler's VM mode exports it (the reference's use_vm_metrics): energy as
+ * `kepler_vm_<component>_joules_total`, features as `kepler_process_<feature>_total` with job="vm" and a
+ * `pid` (one per container id, in order of first appearance); the bare-metal series are removed.
+ */
+function vmRecording(text: string): string {
+  const saved = JSON.parse(text) as SavedDocument;
+  const pids = new Map<string, string>();
+  const out: SavedDocument = {};
+  for (const [name, series] of Object.entries(saved)) {
+    const energy = /^kepler_node_(.+)_joules_total$/.exec(name);
+    const container = /^kepler_container_(.+)_total$/.exec(name);
+    if (energy !== null) out[`kepler_vm_${energy[1]}_joules_total`] = series;
+    else if (container !== null) {
+      out[`kepler_process_${container[1]}_total`] = series.map((entry) => {
+        const id = entry.metric.container_id ?? "";
+        if (!pids.has(id)) pids.set(id, String(pids.size + 1));
+        return { ...entry, metric: { ...entry.metric, job: "vm", pid: pids.get(id)! } };
+      });
+    } else out[name] = series;
+  }
+  return JSON.stringify(out);
+}
+
+describe("row 4: a recording with only VM energy series (--vm) trains and serves", () => {
+  it("pipeline --vm on coremark as VM series gives the bare-metal run's models (same MAE per model), metric_type vm_metrics, served by Estimate", async () => {
+    const coremark = recordedResponseText("coremark");
+    const vm = vmRecording(coremark);
+    expect(
+      Object.keys(JSON.parse(vm) as SavedDocument).some(
+        (name) => name.startsWith("kepler_node_") && name.endsWith("_joules_total"),
+      ),
+    ).toBe(false);
+    const options = {
+      featureGroups: ["CounterOnly"],
+      isolator: IsolatorKind.ISOLATOR_KIND_MIN,
+      absTrainerNames: [LINEAR, "KNeighborsRegressorTrainer"],
+      dynTrainerNames: [LINEAR],
+    };
+    // Bare-metal mode sees no container series in the VM recording (job="vm" is dropped, as the reference).
+    expect(await runFailure({ ...options, pipelineName: "vm_as_bm" }, vm)).toEqual([
+      "FAILED_PRECONDITION",
+      "the data has no node energy series of a known source (rapl-sysfs, acpi, ...)",
+    ]);
+    const bareMetal = await runPipeline({ ...options, pipelineName: "row4_bm" }, coremark);
+    const vmRun = await runPipeline({ ...options, pipelineName: "row4_vm", useVmMetrics: true }, vm);
+    expect(failures(vmRun)).toEqual([]);
+    expect(vmRun.summary).toMatchObject({ succeededCount: 6, failedCount: 0 });
+    const key = (r: TrainerResult) => `${r.energySource}/${r.outputType}/${r.featureGroup}/${r.trainerName}`;
+    expect(vmRun.results.map(key).sort()).toEqual(bareMetal.results.map(key).sort());
+    for (const result of vmRun.results) {
+      const twin = bareMetal.results.find((r) => key(r) === key(result))!;
+      expect(result.trainRowCount, key(result)).toBe(twin.trainRowCount);
+      expect(Math.abs(result.maeWatts - twin.maeWatts), key(result)).toBeLessThanOrEqual(1e-9 * twin.maeWatts);
+    }
+    const registry = createRegistryClient(address("registry"));
+    try {
+      const [metadata] = (await registry.client.listPipelineMetadata({ pipelineNames: ["row4_vm"] })).pipelines;
+      expect(JSON.parse(metadata!.metadataJson)).toMatchObject({ name: "row4_vm", metric_type: "vm_metrics" });
+    } finally {
+      registry.close();
+    }
+    const row = {
+      featureNames: ["cache_miss", "cpu_cycles", "cpu_instructions"],
+      rows: [[4e6, 2e9, 2.5e9]],
+      trainerName: LINEAR,
+    };
+    const fromVm = await estimate({ ...row, pipelineName: "row4_vm" });
+    const fromBm = await estimate({ ...row, pipelineName: "row4_bm" });
+    expect(fromVm.featureGroup).toBe("CounterOnly");
+    expect(fromVm.componentPowers.map((c) => c.component)).toEqual(["package", "core", "uncore", "dram"]);
+    expect(fromVm.componentPowers[0]!.powerWatts[0]).toBeGreaterThan(0);
+    fromVm.componentPowers.forEach((component, i) => expectWatts(component.powerWatts, fromBm.componentPowers[i]!.powerWatts));
+  }, 300_000);
 });

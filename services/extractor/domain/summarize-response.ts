@@ -1,9 +1,9 @@
 // What a response holds (reference CLI `validate` and get_valid_feature_group_from_queries): per-metric
 // counts, the energy sources with node energy series, and the feature groups the data supports.
-import { type EnergySource, energySourceOfLabel } from "../../domain/energy-sources.js";
+import { componentsOf, type EnergySource, energySourceOfLabel } from "../../domain/energy-sources.js";
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
 import { countGreaterThan } from "../../../wasm-core/src/index.js";
-import { SOURCE_LABEL } from "./metric-names.js";
+import { SOURCE_LABEL, energyMetricName } from "./metric-names.js";
 import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
 
 export interface MetricCounts {
@@ -16,7 +16,10 @@ export interface MetricCounts {
 
 export interface ResponseSummary {
   readonly validFeatureGroups: ValidFeatureGroups;
-  /** Canonical sources of the `kepler_node_*_joules_total` series (e.g. `rapl` read as `rapl-sysfs`). */
+  /**
+   * Canonical sources of the `kepler_node_*_joules_total` series (e.g. `rapl` read as `rapl-sysfs`); in VM
+   * mode, the sources whose every component has a `kepler_vm_<component>_joules_total` series.
+   */
   readonly energySources: readonly EnergySource[];
   /** Ordered by metric name. */
   readonly metrics: readonly MetricCounts[];
@@ -28,14 +31,6 @@ export function summarizeResponse(
   thirdPartyMetrics: readonly string[] = [],
   useVmMetrics = false,
 ): ResponseSummary {
-  const sources = new Set<EnergySource>();
-  for (const [name, metric] of response.metrics) {
-    if (!/^kepler_node_.+_joules_total$/.test(name)) continue;
-    for (const series of metric.series) {
-      const source = energySourceOfLabel(series.labels[SOURCE_LABEL] ?? "");
-      if (source !== undefined) sources.add(source);
-    }
-  }
   const metrics = [...response.metrics.values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((metric) => ({
@@ -46,7 +41,29 @@ export function summarizeResponse(
     }));
   return {
     validFeatureGroups: validFeatureGroupsOf(response, thirdPartyMetrics, useVmMetrics),
-    energySources: [...sources].sort(),
+    energySources: useVmMetrics ? vmEnergySources(response) : nodeEnergySources(response),
     metrics,
   };
+}
+
+function nodeEnergySources(response: PrometheusResponse): EnergySource[] {
+  const sources = new Set<EnergySource>();
+  for (const [name, metric] of response.metrics) {
+    if (!/^kepler_node_.+_joules_total$/.test(name)) continue;
+    for (const series of metric.series) {
+      const source = energySourceOfLabel(series.labels[SOURCE_LABEL] ?? "");
+      if (source !== undefined) sources.add(source);
+    }
+  }
+  return [...sources].sort();
+}
+
+// VM energy (reference get_power_data in VM mode) is not filtered by a source label: a source is there
+// when all its components are. RAPL is named once, as rapl-sysfs (rapl-msr has the same components).
+const VM_ENERGY_SOURCES: readonly EnergySource[] = ["acpi", "rapl-sysfs"];
+
+function vmEnergySources(response: PrometheusResponse): EnergySource[] {
+  return VM_ENERGY_SOURCES.filter((source) =>
+    componentsOf(source).every((component) => (response.metrics.get(energyMetricName(component, true))?.series.length ?? 0) > 0),
+  );
 }
