@@ -94,7 +94,8 @@ async function specBesideInput(flags: Flags): Promise<string> {
 async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
   const name = text(flags, "pipeline");
   if (name === "") throw new UsageError("--pipeline is required");
-  const isolator = text(flags, "isolator") || "min";
+  // Default: profile where one exists for the node type (--idle or stored in the pipeline), else min.
+  const isolator = text(flags, "isolator") || "profile";
   if (!(isolator in ISOLATORS))
     throw new UsageError(`--isolator must be one of ${Object.keys(ISOLATORS).join(", ")}, got "${isolator}"`);
   const extractor = text(flags, "extractor") || "default";
@@ -253,7 +254,7 @@ export const pipelineCommand: Command = {
       valueName: "default|smooth",
       description: "default, or smooth (the default table then a rolling mean over 30 rows; drops the first 29).",
     },
-    { name: "isolator", valueName: "name", description: "none, min (default), profile or trainer." },
+    { name: "isolator", valueName: "name", description: "none, min, profile or trainer; default profile: the --idle or stored profile where one exists for the node type, else min." },
     {
       name: "abs-trainers",
       valueName: "a,b",

@@ -27,6 +27,7 @@ export const RPC_ACCESS: Readonly<Record<string, RpcAccess>> = {
   [`${REGISTRY}IndexMachine`]: "write",
   [`${REGISTRY}PutPipelineMetadata`]: "write",
   [`${REGISTRY}ListPipelineMetadata`]: "read",
+  [`${REGISTRY}GetPipelineProfiles`]: "read",
   [`${REGISTRY}ImportPipeline`]: "write",
   [`${REGISTRY}ExportPipeline`]: "read",
   [`${REGISTRY}WatchModels`]: "read",

@@ -1,8 +1,9 @@
 // PipelinePeers over the peers' generated gRPC clients: extractor, isolator, trainer and registry.
 // Bulk data travels as the contracts say: Prometheus JSON in chunks, tables in table chunks.
+import { ClientError, Status } from "nice-grpc";
 import type { DataTable } from "../domain/data-table.js";
 import type { ExtractorServiceDefinition, ExtractRequest } from "../generated/kepler/model/v1/extractor_service.js";
-import type { IdleProfile, IsolateRequest, IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
+import type { IsolateRequest, IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { TrainerServiceDefinition, TrainRequest } from "../generated/kepler/model/v1/trainer_service.js";
@@ -12,7 +13,7 @@ import { CHUNK_BYTES } from "../kit/message-limits.js";
 import { collectChunks, tableToChunks } from "../kit/table-codec.js";
 import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
-import { callPeer } from "./peer-error.js";
+import { callPeer, fromPeerError } from "./peer-error.js";
 import {
   isolatorKindOf,
   isolatorNameOf,
@@ -136,7 +137,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
               backgroundHints: [...spec.backgroundHints],
               absPipelineName: spec.absPipelineName,
               nodeType: spec.nodeType,
-              idleProfiles: (spec.idleProfiles?.profiles ?? []) as IdleProfile[],
+              idleProfiles: [...(spec.idleProfiles?.profiles ?? [])],
               backgroundContainerNames: [...(spec.idleProfiles?.backgroundContainerNames ?? [])],
               // The documented rule: profile isolator when a profile exists for the node type, else min.
               fallBackToMin: true,
@@ -205,6 +206,16 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
       );
       const text = pipelines.find((p) => p.pipelineName === pipelineName)?.metadataJson ?? "";
       return text === "" ? undefined : text;
+    },
+
+    async readStoredProfiles(pipelineName) {
+      try {
+        const { files } = await registry.client.getPipelineProfiles({ pipelineName });
+        return files.map((file) => ({ path: file.path, text: Buffer.from(file.data).toString("utf8") }));
+      } catch (error) {
+        if (error instanceof ClientError && error.code === Status.NOT_FOUND) return [];
+        throw fromPeerError("registry", error);
+      }
     },
 
     async writePipelineMetadata(pipelineName, metadataJson, files) {

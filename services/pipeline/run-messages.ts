@@ -21,11 +21,12 @@ function extractorName(kind: ExtractorKind, field: string): ExtractorName {
 
 function isolatorName(kind: IsolatorKind, field: string): IsolatorName {
   switch (kind) {
-    case IsolatorKind.ISOLATOR_KIND_UNSPECIFIED:
     case IsolatorKind.ISOLATOR_KIND_MIN:
       return "min";
     case IsolatorKind.ISOLATOR_KIND_NONE:
       return "none";
+    // The reference's documented default (seed 000): profile where one exists for the node type, else min.
+    case IsolatorKind.ISOLATOR_KIND_UNSPECIFIED:
     case IsolatorKind.ISOLATOR_KIND_PROFILE:
       return "profile";
     case IsolatorKind.ISOLATOR_KIND_TRAINER:

@@ -31,7 +31,9 @@ import {
 const CHUNK_BYTES = 1024 * 1024;
 const DEFAULT_PAGE_SIZE = 500;
 /** Pipeline-level files PutPipelineMetadata writes beside metadata.json (reference §6.1). */
-const PIPELINE_FILE_PATH = /^(train_arguments\.json|preprocessed_data\/[A-Za-z0-9_.-]+\.csv)$/;
+/** Where a pipeline keeps its idle profiles (reference `profile/<source>.json`). */
+const PROFILE_FOLDER = "profile";
+const PIPELINE_FILE_PATH = /^(train_arguments\.json|preprocessed_data\/[A-Za-z0-9_.-]+\.csv|profile\/[A-Za-z0-9_-]+\.json)$/;
 
 function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
   if (bytes.byteLength === 0) yield bytes;
@@ -272,7 +274,7 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
         if (!PIPELINE_FILE_PATH.test(file.path))
           throw new InvalidInputError(
             `files[${i}].path`,
-            "expected train_arguments.json or preprocessed_data/<name>.csv (letters, digits, _ - .)",
+            "expected train_arguments.json, preprocessed_data/<name>.csv or profile/<name>.json (letters, digits, _ - .)",
           );
       });
       for (const file of request.files) await store.writePipelineFile(request.pipelineName, file.path, file.data);
@@ -284,6 +286,12 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
       const wanted = new Set(request.pipelineNames);
       const pipelines = store.pipelines().filter((p) => wanted.size === 0 || wanted.has(p.name));
       return { pipelines: pipelines.map(pipelineToProto) };
+    },
+
+    async getPipelineProfiles(request) {
+      if (request.pipelineName === "") throw new InvalidInputError("pipeline_name", "required");
+      const files = await store.readPipelineFiles(request.pipelineName, PROFILE_FOLDER);
+      return { files: files.map(({ path, data }) => ({ path, data })) };
     },
 
     async importPipeline(requests: AsyncIterable<ImportPipelineRequest>) {

@@ -1,9 +1,9 @@
-// Every feature group of the reference trainable and servable (issue 13 rows 1-4), end to end over the
+// Every feature group of the reference trainable and servable (issue 13 rows 1-5), end to end over the
 // real services: a recording goes in as RunPipeline response chunks (extract -> isolate -> train ->
 // publish), then SelectModel, ListBestModels and Estimate serve the models. Where no real recording has
 // a group's metrics, a synthesized one (test/support/synthetic-recording.ts) makes node power exactly
 // linear in the group's features, so the LinearRegression model must reproduce hand-computed watts.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError, Status } from "nice-grpc";
@@ -50,7 +50,7 @@ interface RunOutput {
   summary: Extract<RunPipelineResponse["content"], { $case: "summary" }>["value"];
 }
 
-async function runPipeline(options: Partial<RunPipelineOptions>, response: string): Promise<RunOutput> {
+async function runPipeline(options: Partial<RunPipelineOptions>, response: string, idle?: string): Promise<RunOutput> {
   const pipeline = createPipelineClient(address("pipeline"));
   try {
     const results: TrainerResult[] = [];
@@ -58,6 +58,7 @@ async function runPipeline(options: Partial<RunPipelineOptions>, response: strin
     const requests = (async function* () {
       yield { content: { $case: "options" as const, value: RunPipelineOptionsMessage.fromPartial(options) } };
       yield { content: { $case: "responseChunk" as const, value: Buffer.from(response) } };
+      if (idle !== undefined) yield { content: { $case: "idleResponseChunk" as const, value: Buffer.from(idle) } };
     })();
     for await (const message of pipeline.client.runPipeline(requests)) {
       if (message.content?.$case === "result") results.push(message.content.value);
@@ -577,5 +578,65 @@ describe("row 4: a recording with only VM energy series (--vm) trains and serves
     expect(fromVm.componentPowers.map((c) => c.component)).toEqual(["package", "core", "uncore", "dram"]);
     expect(fromVm.componentPowers[0]!.powerWatts[0]).toBeGreaterThan(0);
     fromVm.componentPowers.forEach((component, i) => expectWatts(component.powerWatts, fromBm.componentPowers[i]!.powerWatts));
+  }, 300_000);
+});
+
+describe("row 5: idle profiles are kept in the pipeline folder and reused; the default isolator is profile, else min", () => {
+  const dynTable = (pipeline: string) =>
+    readFile(join(modelPath, pipeline, "preprocessed_data", "preprocess_dyn_default_profile_rapl-sysfs_CounterOnly.csv"), "utf8");
+  const metadataOf = async (pipeline: string) =>
+    JSON.parse(await readFile(join(modelPath, pipeline, "metadata.json"), "utf8")) as Record<string, unknown>;
+  const options = {
+    energySources: ["rapl-sysfs"],
+    featureGroups: ["CounterOnly"],
+    absTrainerNames: [],
+    dynTrainerNames: [LINEAR],
+  };
+
+  it("run 1 stores profile/<source>.json from the idle recording; run 2 without it isolates the same; other node types and pipelines use min", async () => {
+    const coremark = recordedResponseText("coremark");
+    const first = await runPipeline({ ...options, pipelineName: "row5" }, coremark, recordedResponseText("idle"));
+    expect(failures(first)).toEqual([]);
+    // The reference's profile format, one file per source; the corrected idle profile of idle.json
+    // (services/isolator/server.test.ts): package min 101.977 W x 14.5/18 s, max 170.837 W x 14.5/15 s.
+    const stored = JSON.parse(await readFile(join(modelPath, "row5", "profile", "rapl-sysfs.json"), "utf8"));
+    expect(Object.keys(stored)).toEqual(["package", "core", "uncore", "dram"]);
+    expect(Object.keys(stored.package)).toEqual(["0"]);
+    expect(stored.package["0"].min_watt).toBeCloseTo((101.97703448275821 * 14.5) / 18, 9);
+    expect(stored.package["0"].max_watt).toBeCloseTo((170.8373103448278 * 14.5) / 15, 9);
+    expect(stored.package["0"]["#unit"]).toBe(1);
+    expect(await metadataOf("row5")).toMatchObject({ isolator: "profile", isolators: { "rapl-sysfs/CounterOnly": "profile" } });
+    const firstTable = await dynTable("row5");
+
+    // The registry lists them.
+    const registry = createRegistryClient(address("registry"));
+    try {
+      const { files } = await registry.client.getPipelineProfiles({ pipelineName: "row5" });
+      expect(files.map((file) => file.path)).toEqual(["profile/background_containers.json", "profile/rapl-sysfs.json"]);
+      expect(Object.keys(JSON.parse(Buffer.from(files[0]!.data).toString()))).toEqual(["0"]);
+      const missing = await registry.client.getPipelineProfiles({ pipelineName: "no_such_pipeline" }).catch((e: unknown) => e);
+      expect((missing as ClientError).code).toBe(Status.NOT_FOUND);
+    } finally {
+      registry.close();
+    }
+
+    // Run 2: no idle recording; the stored profile gives the same isolated table and model.
+    const second = await runPipeline({ ...options, pipelineName: "row5" }, coremark);
+    expect(failures(second)).toEqual([]);
+    expect(second.summary.notices).toContain(
+      "isolating with the 4 idle profile(s) stored in profile/ (node types without one use min)",
+    );
+    expect(await dynTable("row5")).toBe(firstTable);
+    expect(second.results[0]!.maeWatts).toBe(first.results[0]!.maeWatts);
+
+    // Node type 3 has no profile in this pipeline: min, and metadata.json says so.
+    const otherType = await runPipeline({ ...options, pipelineName: "row5", nodeType: 3 }, coremark);
+    expect(failures(otherType)).toEqual([]);
+    expect(await metadataOf("row5")).toMatchObject({ isolator: "min", isolators: { "rapl-sysfs/CounterOnly": "min" } });
+
+    // Another pipeline has no stored profile: min.
+    const other = await runPipeline({ ...options, pipelineName: "row5_other" }, coremark);
+    expect(failures(other)).toEqual([]);
+    expect(await metadataOf("row5_other")).toMatchObject({ isolator: "min", isolators: { "rapl-sysfs/CounterOnly": "min" } });
   }, 300_000);
 });

@@ -78,7 +78,8 @@ describe("kepler-model pipeline", () => {
       "train 2/3 acpi/CounterOnly/AbsPower/KNeighborsRegressorTrainer: trained KNeighborsRegressorTrainer",
       "extract 1/2 acpi/CounterOnly/container: extracting the container table",
       "extract 2/2 acpi/CounterOnly/container: 4342 rows",
-      "isolate 0/1 acpi/CounterOnly: isolating with min",
+      // The default isolator: profile, which found no idle data nor stored profile and used min.
+      "isolate 0/1 acpi/CounterOnly: isolating with profile",
       "isolate 1/1 acpi/CounterOnly: 187 rows (min)",
       "train 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer: training LinearRegressionTrainer",
       "publish 2/3 acpi/CounterOnly/DynPower/LinearRegressionTrainer_0: published LinearRegressionTrainer_0",
@@ -101,6 +102,7 @@ describe("kepler-model pipeline", () => {
           `acpi    DynPower  CounterOnly    LinearRegressionTrainer_0     ${mae("DynPower", "LinearRegressionTrainer_0")}  published`,
           "",
           "pipeline cli_inline: 3 models published, 0 failed; metadata.json written",
+          "note: acpi/CounterOnly: no idle profile for platform on node type 0: the min isolator was applied instead (profile if a profile exists for the node type, else min)",
           "",
         ].join("\n"),
       );

@@ -204,7 +204,11 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
       "metric_type",
       "init_time",
       "last_update_time",
+      "isolators",
     ]);
+    // The isolator each source and feature group actually got.
+    expect(Object.values(metadata.isolators).every((name) => name === "min")).toBe(true);
+    expect(Object.keys(metadata.isolators).length).toBeGreaterThan(0);
     expect(metadata).toMatchObject({
       name: "e2e_min",
       isolator: "min",

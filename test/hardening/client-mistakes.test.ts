@@ -269,14 +269,15 @@ describe("a 300-character name", () => {
 });
 
 describe("PutPipelineMetadata files", () => {
-  it("refuses a path outside train_arguments.json and preprocessed_data/<name>.csv, writing nothing", async () => {
+  it("refuses a path outside train_arguments.json, preprocessed_data/<name>.csv and profile/<name>.json, writing nothing", async () => {
     const files = [
       { path: "train_arguments.json", data: Buffer.from("{}") },
       { path: "preprocessed_data/../../escape.csv", data: Buffer.from("a\n") },
     ];
     expect(await failure(registry.client.putPipelineMetadata({ pipelineName: "files", metadataJson: "{}", files }))).toEqual({
       code: Status.INVALID_ARGUMENT,
-      details: "files[1].path: expected train_arguments.json or preprocessed_data/<name>.csv (letters, digits, _ - .)",
+      details:
+        "files[1].path: expected train_arguments.json, preprocessed_data/<name>.csv or profile/<name>.json (letters, digits, _ - .)",
     });
     const { pipelines } = await registry.client.listPipelineMetadata({ pipelineNames: ["files"] });
     expect(pipelines).toEqual([]);

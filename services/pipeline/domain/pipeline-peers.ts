@@ -50,9 +50,19 @@ export interface ExtractSpec {
   readonly thirdPartyMetricNames: readonly string[];
 }
 
-/** Idle profiles as the isolator built them; the pipeline passes them back to the isolator unread. */
+/** The idle power of one component of one node type (the isolator's IdleProfile message). */
+export interface IdleProfileEntry {
+  readonly energySource: string;
+  readonly component: string;
+  readonly nodeType: number;
+  readonly minWatts: number;
+  readonly maxWatts: number;
+  readonly unitCount: number;
+}
+
+/** Idle profiles as the isolator built them (or as stored in the pipeline folder). */
 export interface IdleProfileSet {
-  readonly profiles: readonly unknown[];
+  readonly profiles: readonly IdleProfileEntry[];
   readonly backgroundContainerNames: readonly string[];
 }
 
@@ -161,6 +171,8 @@ export interface PipelinePeers {
   ): Promise<{ nodeType: number; created: boolean }>;
   /** The pipeline's metadata.json text, or undefined when it has none. */
   readPipelineMetadata(pipelineName: string): Promise<string | undefined>;
+  /** The pipeline's stored idle-profile files (`profile/*.json`); none for an unknown pipeline. */
+  readStoredProfiles(pipelineName: string): Promise<PipelineFileContent[]>;
   /** Writes metadata.json and the other pipeline-level files (paths relative to the pipeline folder). */
   writePipelineMetadata(pipelineName: string, metadataJson: string, files: readonly PipelineFileContent[]): Promise<void>;
 }

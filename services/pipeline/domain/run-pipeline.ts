@@ -2,7 +2,7 @@
 // read the data, then per source and feature group extract the node table and train the AbsPower trainers,
 // extract the container table, isolate it and train the DynPower trainers, each trainer in its own Train
 // call so one failing trainer loses no other model; finally write the pipeline's metadata.json,
-// train_arguments.json and the trained-on tables (preprocessed_data/).
+// train_arguments.json, the trained-on tables (preprocessed_data/) and the idle profiles (profile/).
 import type { DataTable } from "../../domain/data-table.js";
 import { tableToCsv } from "../../domain/table-csv.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
@@ -14,12 +14,14 @@ import { createPipelineMetadata } from "./pipeline-metadata.js";
 import { assertRunOptions, type PipelineData, type PipelineRunOptions } from "./pipeline-options.js";
 import type {
   IdleProfileSet,
+  IsolatorName,
   PipelineFileContent,
   PipelinePeers,
   PipelineProgress,
   PipelineTrainerResult,
 } from "./pipeline-peers.js";
 import { resolveEnergySources, resolveFeatureGroups } from "./resolve-targets.js";
+import { mergedProfileFiles, PROFILE_FOLDER, storedProfileSet } from "./stored-profiles.js";
 
 export interface RunPipelineDeps {
   readonly peers: PipelinePeers;
@@ -143,18 +145,28 @@ export async function runPipeline(
     };
   }
 
+  // The profile isolator (also the default: profile where one exists for the node type, else min) uses
+  // the profiles built from this run's idle data, kept in the pipeline folder, or those an earlier run kept.
   let idleProfiles: IdleProfileSet | undefined;
+  const profileFiles: PipelineFileContent[] = [];
   if (options.isolator === "profile" && options.dynTrainerNames.length > 0) {
-    if (idleResponse === undefined) {
-      notices.push("the profile isolator got no idle data: every DynPower table was isolated with min instead");
-    } else {
+    const stored = await peers.readStoredProfiles(options.pipelineName);
+    if (idleResponse !== undefined) {
       emit("profile", "idle", 0, 1, "building idle profiles");
       idleProfiles = await peers.buildIdleProfiles(
         idleResponse,
         { energySources: sources, nodeType: fixedNodeType ?? 0, useVmMetrics: options.useVmMetrics },
         signal,
       );
+      profileFiles.push(...mergedProfileFiles(stored, idleProfiles, fixedNodeType ?? 0));
       emit("profile", "idle", 1, 1, `${idleProfiles.profiles.length} idle profiles`);
+    } else {
+      // Without any profile the isolator says per table that it used min.
+      idleProfiles = storedProfileSet(stored);
+      if (idleProfiles !== undefined)
+        notices.push(
+          `isolating with the ${idleProfiles.profiles.length} idle profile(s) stored in ${PROFILE_FOLDER}/ (node types without one use min)`,
+        );
     }
   } else if (idleResponse !== undefined) {
     notices.push(`idle data was ignored: only the profile isolator uses it (isolator: ${options.isolator})`);
@@ -170,6 +182,8 @@ export async function runPipeline(
   };
   let succeededCount = 0;
   let failedCount = 0;
+  // The isolator each (source, feature group) actually got, for metadata.json.
+  const isolatorsUsed: Record<string, IsolatorName> = {};
   // The tables the trainers got, written to preprocessed_data/ with metadata.json.
   const preprocessed: PipelineFileContent[] = [];
 
@@ -295,6 +309,7 @@ export async function runPipeline(
         continue;
       }
       for (const notice of isolated.notices) notices.push(`${subject}: ${notice}`);
+      isolatorsUsed[subject] = isolated.isolator;
       emit(
         "isolate",
         subject,
@@ -316,6 +331,7 @@ export async function runPipeline(
     metadataJson = createPipelineMetadata({
       pipelineName: options.pipelineName,
       isolator: options.isolator,
+      isolatorsUsed,
       extractor: options.extractor,
       // Trainers that produced a model in this run, in the requested order.
       absTrainerNames: options.absTrainerNames.filter((name) => trained.AbsPower.has(name)),
@@ -327,6 +343,7 @@ export async function runPipeline(
     const trainArgumentsText = JSON.stringify(trainArguments(options));
     await peers.writePipelineMetadata(options.pipelineName, metadataJson, [
       { path: TRAIN_ARGUMENTS_FILE, text: trainArgumentsText },
+      ...profileFiles,
       ...preprocessed,
     ]);
     emit("metadata", options.pipelineName, 1, 1, `wrote metadata.json, ${TRAIN_ARGUMENTS_FILE}, ${preprocessed.length} tables`);

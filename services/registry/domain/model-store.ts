@@ -81,6 +81,13 @@ async function readTextOrUndefined(path: string): Promise<string | undefined> {
   }
 }
 
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
+
 async function listDirectories(path: string): Promise<string[]> {
   try {
     const entries = await readdir(path, { withFileTypes: true });
@@ -517,6 +524,30 @@ export class ModelStore {
       if (fileName === NODE_TYPE_INDEX_FILE) state.index = this.parseIndex(pipelineName, text);
       this.pipelineStates.set(pipelineName, state);
     });
+  }
+
+  /**
+   * The `.json` files of one folder of a pipeline (e.g. `profile`), as paths relative to the pipeline;
+   * NotFoundError for an unknown pipeline, none when the folder does not exist.
+   */
+  async readPipelineFiles(pipelineName: string, folder: string): Promise<Array<{ path: string; data: Buffer }>> {
+    assertPathSegment(pipelineName, "pipeline_name");
+    if (!this.pipelineStates.has(pipelineName) && !(await isDirectory(join(this.modelPath, pipelineName))))
+      throw new NotFoundError(`pipeline ${pipelineName}`);
+    let names: string[];
+    try {
+      names = await readdir(join(this.modelPath, pipelineName, folder));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const files = names.filter((name) => name.endsWith(".json") && !name.startsWith(".")).sort();
+    return Promise.all(
+      files.map(async (name) => ({
+        path: `${folder}/${name}`,
+        data: await readFile(join(this.modelPath, pipelineName, folder, name)),
+      })),
+    );
   }
 
   /** Stops announcing events (server shutdown). */
