@@ -46,9 +46,20 @@ function mapKnown(error: unknown): ServerError | undefined {
   return undefined;
 }
 
-/** The error itself when its message is short enough, else the same code with the message cut and marked. */
+// A UTF-16 surrogate without its pair. grpc-js percent-encodes the status message with encodeURI, which
+// throws on one, and the call then never gets a status: client input quoted in a message (or a cut
+// through a pair) must not do that.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The error itself when its message is short enough and well-formed, else the same code with the message
+ * cut and marked, and lone surrogates replaced by U+FFFD.
+ */
 export function boundedStatus(error: ServerError): ServerError {
-  if (error.details.length <= MAX_STATUS_MESSAGE_CHARS) return error;
+  const long = error.details.length > MAX_STATUS_MESSAGE_CHARS;
+  LONE_SURROGATE.lastIndex = 0;
+  if (!long && !LONE_SURROGATE.test(error.details)) return error;
   const note = ` ... [cut: ${error.details.length} characters]`;
-  return new ServerError(error.code, error.details.slice(0, MAX_STATUS_MESSAGE_CHARS - note.length) + note);
+  const details = long ? error.details.slice(0, MAX_STATUS_MESSAGE_CHARS - note.length) + note : error.details;
+  return new ServerError(error.code, details.replace(LONE_SURROGATE, "\uFFFD"));
 }
