@@ -21,8 +21,8 @@ import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
-type Extractor = "default" | "smooth";
-type Isolator = "none" | "min";
+export type Extractor = "default" | "smooth";
+export type Isolator = "none" | "min";
 
 /** One model's errors on the recording. */
 export interface ModelEvaluation {
@@ -62,7 +62,7 @@ function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T
 }
 
 /** The pipeline's metadata.json (extractor and isolator it was trained with), or {} when absent. */
-async function readPipelineMetadata(modelPath: string, pipelineName: string): Promise<Record<string, unknown>> {
+export async function readPipelineMetadata(modelPath: string, pipelineName: string): Promise<Record<string, unknown>> {
   try {
     return JSON.parse(await readFile(join(modelPath, pipelineName, "metadata.json"), "utf8")) as Record<string, unknown>;
   } catch (error) {
@@ -71,10 +71,16 @@ async function readPipelineMetadata(modelPath: string, pipelineName: string): Pr
   }
 }
 
+/** A saved Prometheus response (`kepler-model query`), gunzipped when the name ends in .gz. */
+export async function readRecording(path: string): Promise<PrometheusResponse> {
+  const bytes = await readFile(path);
+  return parsePrometheusResponse(path.endsWith(".gz") ? gunzipSync(bytes) : bytes, path);
+}
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The table the models of one (source, output type, feature group) are evaluated on. */
-async function evaluationTable(
+export async function evaluationTable(
   response: PrometheusResponse,
   group: { energySource: EnergySource; outputType: OutputTypeName; featureGroup: string },
   options: { extractor: Extractor; isolator: Isolator },
@@ -86,16 +92,20 @@ async function evaluationTable(
   return (await isolate(extracted.table, { isolator: options.isolator, energySource: group.energySource })).table;
 }
 
-/** Evaluates every listed model, one extraction per group; models are ranked by MAE within source and output type. */
-async function evaluateModels(
+/**
+ * Evaluates every listed model, one extraction per group; models are ranked by MAE within source and
+ * output type. `onModel` hears each model before it runs (progress).
+ */
+export async function evaluateModels(
   response: PrometheusResponse,
   models: readonly ModelFolderEntry[],
-  options: { extractor: Extractor; isolator: Isolator },
+  options: { extractor: Extractor; isolator: Isolator; onModel?: (model: ModelFolderEntry, index: number) => void },
 ): Promise<{ evaluations: ModelEvaluation[]; skipped: SkippedModel[] }> {
   const evaluations: ModelEvaluation[] = [];
   const skipped: SkippedModel[] = [];
   const tables = new Map<string, Promise<DataTable>>();
-  for (const model of models) {
+  for (const [index, model] of models.entries()) {
+    options.onModel?.(model, index);
     const where = { energySource: model.energySource, outputType: model.outputType, featureGroup: model.featureGroup };
     try {
       const energySource = assertEnergySource(model.energySource, "energy_source");
@@ -224,8 +234,7 @@ export const evaluateCommand: Command = {
       throw new Error(
         `no ${outputType} model${modelName === "" ? "" : ` named ${modelName}`} matches in ${join(modelPath, pipelineName)} (it holds ${all.length} models)`,
       );
-    const bytes = await readFile(input);
-    const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
+    const response = await readRecording(input);
     const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator });
     const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
     // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.

@@ -13,7 +13,6 @@ import {
   IsolatorKind,
   type MachineSpec,
   OutputType,
-  type ProgressEvent,
   type PrometheusWindow,
 } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config-schema.js";
@@ -24,6 +23,7 @@ import { listTrainers } from "../../services/trainer/domain/trainer-registry.js"
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { fileExists, machineSpecPathBeside } from "../machine-spec-file.js";
+import { progressPrinter } from "../progress.js";
 import { formatTextTable } from "../text-table.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -136,26 +136,6 @@ async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
     useVmMetrics: flags.vm === true,
     thirdPartyMetricNames: list(flags, "third-party-metrics"),
   });
-}
-
-/** Progress: a bar redrawn in place on a terminal, one plain line per event otherwise. */
-function progressPrinter(stream: NodeJS.WritableStream) {
-  const tty = (stream as { isTTY?: boolean }).isTTY === true;
-  const width = 24;
-  return {
-    show(event: ProgressEvent) {
-      const count = event.total > 0 ? `${event.done}/${event.total}` : `${event.done}`;
-      if (!tty) {
-        stream.write(`${event.stage} ${count} ${event.subject}: ${event.message}\n`);
-        return;
-      }
-      const filled = event.total > 0 ? Math.min(width, Math.round((width * event.done) / event.total)) : 0;
-      stream.write(`\r\x1b[K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${event.stage} ${count} ${event.subject}`);
-    },
-    end() {
-      if (tty) stream.write("\r\x1b[K");
-    },
-  };
 }
 
 function resultRow(r: TrainerResult): string[] {

@@ -24,12 +24,19 @@ export interface ComponentError {
   readonly maxErrorWatts: number;
 }
 
+/** One component's measured and predicted power on every row of a table. */
+export interface ComponentPredictions {
+  readonly component: string;
+  readonly measured: Float64Array;
+  readonly predicted: Float64Array;
+}
+
 /**
- * Predicts every row of `table` with `predictor` (which reads `features`) and returns the errors of each
- * component the table measures, in the predictor's component order. FailedPreconditionError when the table
- * has no rows or lacks a column the model reads.
+ * Predicts every row of `table` with `predictor` (which reads `features`) and returns, per component the
+ * table measures, the measured and predicted power in the predictor's component order.
+ * FailedPreconditionError when the table has no rows or lacks a column the model reads.
  */
-export function evaluatePredictor(predictor: Predictor, table: DataTable, features: readonly string[]): ComponentError[] {
+export function predictTable(predictor: Predictor, table: DataTable, features: readonly string[]): ComponentPredictions[] {
   if (table.rowCount === 0) throw new FailedPreconditionError("the table has no rows to evaluate on");
   const columns = predictor.inputFeatures(features);
   const missing = columns.filter((column) => findColumn(table, column) < 0);
@@ -48,14 +55,26 @@ export function evaluatePredictor(predictor: Predictor, table: DataTable, featur
   }
   return predictor.components
     .filter((component) => powers.has(component) && findColumn(table, powerColumn(component)) >= 0)
-    .map((component) => {
-      const measured = getColumn(table, powerColumn(component));
-      const predicted = powers.get(component)!;
-      return {
-        component,
-        maeWatts: meanAbsoluteError(measured, predicted),
-        mapePercent: meanAbsolutePercentageError(measured, predicted),
-        maxErrorWatts: maxAbsoluteError(measured, predicted),
-      };
-    });
+    .map((component) => ({
+      component,
+      measured: Float64Array.from(getColumn(table, powerColumn(component))),
+      predicted: powers.get(component)!,
+    }));
+}
+
+/** MAE, MAPE and max error of one component's predictions (wasm-core). */
+export function componentError({ component, measured, predicted }: ComponentPredictions): ComponentError {
+  return {
+    component,
+    maeWatts: meanAbsoluteError(measured, predicted),
+    mapePercent: meanAbsolutePercentageError(measured, predicted),
+    maxErrorWatts: maxAbsoluteError(measured, predicted),
+  };
+}
+
+/**
+ * The errors of each component `table` measures when `predictor` predicts every row (see predictTable).
+ */
+export function evaluatePredictor(predictor: Predictor, table: DataTable, features: readonly string[]): ComponentError[] {
+  return predictTable(predictor, table, features).map(componentError);
 }
