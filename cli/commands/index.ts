@@ -4,6 +4,7 @@ import { evaluateCommand } from "./evaluate.js";
 import { extractCommand } from "./extract.js";
 import { isolateCommand } from "./isolate.js";
 import { queryCommand } from "./query.js";
+import { reportCommand } from "./report.js";
 import { modelsCommand } from "./models.js";
 import { pipelineCommand } from "./pipeline.js";
 import { serveCommand } from "./serve.js";
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   modelsCommand,
   estimateCommand,
   evaluateCommand,
+  reportCommand,
 ];

@@ -234,7 +234,12 @@ export const pipelineCommand: Command = {
       valueName: "default|smooth",
       description: "default, or smooth (the default table then a rolling mean over 30 rows; drops the first 29).",
     },
-    { name: "isolator", valueName: "name", description: "none, min, profile or trainer; default profile: the --idle or stored profile where one exists for the node type, else min." },
+    {
+      name: "isolator",
+      valueName: "name",
+      description:
+        "none, min, profile or trainer; default profile: the --idle or stored profile where one exists for the node type, else min.",
+    },
     {
       name: "abs-trainers",
       valueName: "a,b",

@@ -22,7 +22,7 @@ export {
 export { rollingMean } from "./rolling";
 export { pearsonColumns } from "./correlation";
 export { applyScale, maxAbsScale } from "./scaling";
-export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError } from "./metrics";
+export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "./metrics";
 export { permutation } from "./random";
 export { fitLinear, predictLinear } from "./least-squares";
 export { polynomialFeatures2 } from "./polynomial";

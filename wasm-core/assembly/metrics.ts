@@ -56,3 +56,13 @@ export function maxAbsoluteError(yPtr: usize, pPtr: usize, n: i32, outPtr: usize
   store<f64>(outPtr, worst);
   return OK;
 }
+
+/** Writes p - y per row to outPtr (the residuals a report plots). */
+export function residuals(yPtr: usize, pPtr: usize, n: i32, outPtr: usize): i32 {
+  if (n < 0) return ERR_DIMENSION;
+  for (let i = 0; i < n; i++) {
+    const offset = (<usize>i) << 3;
+    store<f64>(outPtr + offset, load<f64>(pPtr + offset) - load<f64>(yPtr + offset));
+  }
+  return OK;
+}

@@ -50,7 +50,7 @@ export {
   withResidentVector,
 } from "./matrix.js";
 export { applyScale, applyScaleInWasm, fitMaxAbsScale } from "./scaling.js";
-export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError } from "./metrics.js";
+export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "./metrics.js";
 export { permutation } from "./random.js";
 export { type FitLinearOptions, type LinearModel, fitLinear, predictLinear } from "./linear.js";
 export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolynomialLinear } from "./polynomial.js";

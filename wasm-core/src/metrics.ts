@@ -34,3 +34,15 @@ export function meanAbsolutePercentageError(y: ArrayLike<number>, predicted: Arr
 export function maxAbsoluteError(y: ArrayLike<number>, predicted: ArrayLike<number>): number {
   return metric("maxAbsoluteError", y, predicted);
 }
+
+/** predicted - y per row (the residuals a report plots). */
+export function residuals(y: ArrayLike<number>, predicted: ArrayLike<number>): Float64Array {
+  if (y.length !== predicted.length) throw new RangeError(`residuals: ${y.length} targets but ${predicted.length} predictions`);
+  const yb = F64Buffer.from(y);
+  const pb = F64Buffer.from(predicted);
+  const out = F64Buffer.alloc(y.length);
+  return withBuffers([yb, pb, out], () => {
+    assertKernelOk("residuals", core().residuals(yb.ptr, pb.ptr, y.length, out.ptr));
+    return out.view().slice();
+  });
+}

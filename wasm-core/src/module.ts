@@ -78,6 +78,7 @@ export interface CoreExports {
   maxAbsScale(xPtr: number, rows: number, cols: number, scalePtr: number): number;
   applyScale(xPtr: number, rows: number, cols: number, scalePtr: number, outPtr: number): number;
   meanAbsoluteError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
+  residuals(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   maxAbsoluteError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   meanAbsolutePercentageError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   permutation(n: number, seed: number, outPtr: number): number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError } from "../src/index.js";
+import { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "../src/index.js";
 
 describe("meanAbsoluteError", () => {
   it("is the mean absolute difference", () => {
@@ -38,5 +38,12 @@ describe("maxAbsoluteError", () => {
     expect(() => maxAbsoluteError([1, 2], [1, Number.POSITIVE_INFINITY])).toThrow(
       "maxAbsoluteError: input contains NaN or infinity",
     );
+  });
+});
+
+describe("residuals", () => {
+  it("is predicted - measured per row", () => {
+    expect(Array.from(residuals([10, 20, 30], [12, 15, 30]))).toEqual([2, -5, 0]);
+    expect(() => residuals([1], [1, 2])).toThrow(RangeError);
   });
 });

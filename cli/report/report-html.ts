@@ -1,0 +1,95 @@
+// The report as one self-contained HTML file: the charts inlined as SVG (nothing fetched at view time),
+// the data summary, and every model's MAE/MAPE per component with the chosen model marked.
+import type { ReportData, ReportModel } from "./collect-report.js";
+import type { RenderedChart } from "./report-charts.js";
+
+const escape = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+
+/** Watts as the report and `evaluate` print them. */
+export const formatWatts = (value: number) => value.toFixed(4);
+const formatPercent = (value: number) => (value < 0 ? "-" : value.toFixed(4));
+const utc = (seconds: number) => new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19);
+
+function modelRows(models: readonly ReportModel[]): string {
+  return models
+    .flatMap((model) =>
+      model.components.map(
+        (
+          c,
+          i,
+        ) => `<tr class="model${model.chosen ? " chosen" : ""}" data-model="${escape(model.modelName)}" data-group="${escape(model.featureGroup)}">
+<td>${i === 0 ? escape(model.featureGroup) : ""}</td><td>${i === 0 ? `${escape(model.modelName)}${model.chosen ? " &#9733;" : ""}` : ""}</td>
+<td>${escape(c.component)}</td><td class="num">${model.rowCount}</td><td class="num mae">${formatWatts(c.maeWatts)}</td>
+<td class="num">${formatPercent(c.mapePercent)}</td><td class="num">${formatWatts(c.maxErrorWatts)}</td></tr>`,
+      ),
+    )
+    .join("\n");
+}
+
+function summary(data: ReportData): string {
+  const m = data.metadata;
+  const rows: Array<[string, string]> = [
+    ["pipeline", data.pipelineName],
+    ["recording", data.input],
+    [
+      "time window (UTC)",
+      data.windowSeconds === undefined ? "-" : `${utc(data.windowSeconds[0])} to ${utc(data.windowSeconds[1])}`,
+    ],
+    ["valid feature groups of the recording", data.validFeatureGroups.join(", ") || "none"],
+    ["isolator", typeof m.isolator === "string" ? m.isolator : "-"],
+    ["extractor", typeof m.extractor === "string" ? m.extractor : "default"],
+    ["metric type", typeof m.metric_type === "string" ? m.metric_type : "-"],
+    ["last trained", typeof m.last_update_time === "string" ? `${m.last_update_time} UTC` : "-"],
+  ];
+  for (const node of data.nodeTypes)
+    rows.push([`node type ${node.nodeType}`, `${JSON.stringify(node.spec)}; machines: ${JSON.stringify(node.members)}`]);
+  if (data.nodeTypes.length === 0) rows.push(["node types", "none indexed (node type 0)"]);
+  for (const source of data.sources) {
+    rows.push([
+      `${source.energySource} idle power`,
+      source.idle.map((idle) => `${idle.component} ${formatWatts(idle.watts)} W (${idle.from})`).join(", "),
+    ]);
+    rows.push([`${source.energySource} rows`, String(source.models[0]?.rowCount ?? 0)]);
+  }
+  return `<table class="summary">${rows.map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`).join("\n")}</table>`;
+}
+
+/** The report page. `charts` are inlined in source order. */
+export function renderReportHtml(data: ReportData, charts: readonly RenderedChart[]): string {
+  const sections = data.sources
+    .map((source) => {
+      const own = charts.filter((chart) => chart.name.endsWith(`-${source.energySource}`));
+      const chosen = source.models.find((model) => model.chosen);
+      return `<section class="source" id="source-${escape(source.energySource)}">
+<h2>${escape(source.energySource)}</h2>
+<p>Chosen model (lowest MAE on this recording): <b>${escape(chosen?.featureGroup ?? "")}/${escape(chosen?.modelName ?? "")}</b>, MAE ${formatWatts(chosen?.maeWatts ?? Number.NaN)} W.</p>
+<table class="models"><thead><tr><th>feature group</th><th>model</th><th>component</th><th>rows</th><th>MAE (W)</th><th>MAPE (%)</th><th>max error (W)</th></tr></thead>
+<tbody>
+${modelRows(source.models)}
+</tbody></table>
+${own.map((chart) => `<figure class="chart" id="chart-${escape(chart.name)}"><figcaption>${escape(chart.title)}</figcaption>\n${chart.svg}\n</figure>`).join("\n")}
+</section>`;
+    })
+    .join("\n");
+  const skipped =
+    data.skipped.length === 0
+      ? ""
+      : `<h2>Not evaluated</h2><ul>${data.skipped.map((s) => `<li>${escape(s.where)}/${escape(s.modelName)}: ${escape(s.reason)}</li>`).join("")}</ul>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Accuracy report: ${escape(data.pipelineName)}</title>
+<style>
+body { font-family: "Liberation Sans", "DejaVu Sans", sans-serif; margin: 2em; color: #222; max-width: 1100px; }
+table { border-collapse: collapse; margin: 1em 0; } th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } tr.chosen td { background: #fff6d5; }
+figure { margin: 1.5em 0; } figcaption { font-weight: bold; margin-bottom: 0.4em; }
+</style></head>
+<body>
+<h1>Accuracy report: ${escape(data.pipelineName)}</h1>
+<p>Every AbsPower model of the pipeline applied to the recording (the numbers <code>kepler-model evaluate</code> prints); the charts show each trainer's best model.</p>
+${summary(data)}
+${sections}
+${skipped}
+</body></html>
+`;
+}

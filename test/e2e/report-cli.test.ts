@@ -1,0 +1,126 @@
+// `kepler-model report` on the bundled coremark recording: models trained by the CLI into a temporary
+// model folder, then the report's numbers are checked against `kepler-model evaluate --json` (the same
+// extraction, predictor and wasm-core errors), and every chart file is checked as SVG (parsed by resvg)
+// and PNG (signature, IHDR size equal to the SVG's).
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Resvg } from "@resvg/resvg-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { extractorFixturePath } from "../support/extractor-fixtures.js";
+import { runCliCaptured as run } from "../support/run-cli.js";
+
+const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
+const TRAINERS = ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"];
+const SOURCES = ["rapl-sysfs", "acpi"];
+
+let folder: string;
+let modelPath: string;
+let out: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "report-cli-"));
+  modelPath = join(folder, "models");
+  out = join(folder, "report");
+  for (const source of SOURCES) {
+    for (const group of ["CounterOnly", "CounterIRQCombined"]) {
+      const trained = await run([
+        "train",
+        "--input",
+        COREMARK,
+        "--source",
+        source,
+        "--feature-group",
+        group,
+        "--trainers",
+        TRAINERS.join(","),
+        "--pipeline",
+        "reported",
+        "--model-path",
+        modelPath,
+      ]);
+      expect(trained.code, trained.stderr).toBe(0);
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+interface Evaluated {
+  energySource: string;
+  featureGroup: string;
+  modelName: string;
+  maeWatts: number;
+  components: Array<{ component: string; maeWatts: number; mapePercent: number }>;
+}
+
+describe("kepler-model report", () => {
+  it("writes report.html with evaluate's numbers, the chosen model marked, and every chart as SVG and PNG", async () => {
+    const report = await run(["report", "--pipeline", "reported", "--input", COREMARK, "--out", out, "--model-path", modelPath]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toBe(`wrote ${join(out, "report.html")} and 8 charts (SVG and PNG): 8 models on 2 source(s)\n`);
+    // Progress on stderr, one line per model when not on a terminal.
+    expect(report.stderr.split("\n").filter((line) => line.startsWith("evaluate "))).toHaveLength(8);
+
+    const html = await readFile(join(out, "report.html"), "utf8");
+    const evaluated = await run(["evaluate", "--pipeline", "reported", "--input", COREMARK, "--json", "--model-path", modelPath]);
+    expect(evaluated.code).toBe(0);
+    const models = (JSON.parse(evaluated.stdout) as { models: Evaluated[] }).models;
+    expect(models).toHaveLength(8);
+    // Each model's rows in the HTML: the MAE per component as evaluate computed it, to 4 decimals.
+    for (const model of models) {
+      const rows = [
+        ...html.matchAll(
+          new RegExp(
+            `<tr class="model[^"]*" data-model="${model.modelName}" data-group="${model.featureGroup}">[\\s\\S]*?<td class="num mae">([0-9.]+)</td>`,
+            "g",
+          ),
+        ),
+      ].filter(
+        (match) =>
+          html.lastIndexOf(`id="source-`, match.index) === html.lastIndexOf(`id="source-${model.energySource}"`, match.index),
+      );
+      expect(
+        rows.map((match) => match[1]),
+        `${model.energySource}/${model.featureGroup}/${model.modelName}`,
+      ).toEqual(model.components.map((c) => c.maeWatts.toFixed(4)));
+    }
+    // The chosen model per source is evaluate's first (lowest MAE), marked with a star.
+    for (const source of SOURCES) {
+      const best = models.find((m) => m.energySource === source)!;
+      expect(html).toContain(`<b>${best.featureGroup}/${best.modelName}</b>, MAE ${best.maeWatts.toFixed(4)} W`);
+      expect(html).toMatch(
+        new RegExp(`<tr class="model chosen" data-model="${best.modelName}" data-group="${best.featureGroup}">`),
+      );
+    }
+    // Self-contained: no script, stylesheet or image fetched at view time.
+    expect(html).not.toMatch(/<script|<link|src="http|href="http/);
+
+    const files = (await readdir(out)).sort();
+    const charts = SOURCES.flatMap((s) => ["power", "mae", "residual", "distribution"].map((kind) => `${kind}-${s}`));
+    expect(files).toEqual([...charts.flatMap((c) => [`${c}.png`, `${c}.svg`]), "report.html"].sort());
+    for (const chart of charts) {
+      const svg = await readFile(join(out, `${chart}.svg`), "utf8");
+      expect(svg.startsWith("<svg"), chart).toBe(true);
+      expect(html).toContain(`id="chart-${chart}"`);
+      const parsed = new Resvg(svg); // throws on malformed SVG
+      const png = await readFile(join(out, `${chart}.png`));
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.toString("ascii", 12, 16)).toBe("IHDR");
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)], chart).toEqual([parsed.width, parsed.height]);
+      expect(parsed.width).toBeGreaterThan(300);
+    }
+    // The time-series chart draws the measured line and one line per trainer.
+    const power = await readFile(join(out, "power-rapl-sysfs.svg"), "utf8");
+    for (const name of ["measured", ...TRAINERS]) expect(power).toContain(name);
+  }, 120_000);
+
+  it("refuses a missing --out and an unknown pipeline", async () => {
+    expect((await run(["report", "--pipeline", "reported", "--input", COREMARK])).stderr).toContain("--out is required");
+    const unknown = await run(["report", "--pipeline", "nope", "--input", COREMARK, "--out", out, "--model-path", modelPath]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("nope");
+  });
+});
