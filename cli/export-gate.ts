@@ -110,6 +110,7 @@ export function renderExportReadme(
   metadata: Record<string, unknown>,
   nodeTypeIndex: Record<string, unknown>,
   models: readonly ExportedModel[],
+  hasReport = false,
 ): string {
   const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(", ") : "none");
   const lines = [
@@ -123,6 +124,11 @@ export function renderExportReadme(
     `- AbsPower trainers: ${list(metadata.abs_trainers)}`,
     `- DynPower trainers: ${list(metadata.dyn_trainers)}`,
     `- Validity gate: models with MAPE > ${options.maxMape} % or MAE > ${options.maxMae} W are dropped${acceptance(options)}`,
+    ...(hasReport
+      ? [
+          "- Accuracy report: [report/report.html](report/report.html) (charts as report/*.svg and *.png; it covers every AbsPower model the pipeline held, also those the gate dropped)",
+        ]
+      : []),
     "",
     "## Machines (node types)",
     "",
@@ -190,7 +196,14 @@ export function gateExportedPipeline(archive: Uint8Array, options: ExportGateOpt
     collect_time: options.collectTime,
     export_time: options.exportTime,
   };
-  const readme = renderExportReadme(options, metadata, json(entries.find((e) => e.name === "node_type_index.json")), models);
+  const hasReport = entries.some((e) => e.name === "report/report.html");
+  const readme = renderExportReadme(
+    options,
+    metadata,
+    json(entries.find((e) => e.name === "node_type_index.json")),
+    models,
+    hasReport,
+  );
   const out: ZipEntry[] = [];
   for (const entry of entries) {
     if (droppedPaths.has(entry.name) || entry.name === "metadata.json" || entry.name === "README.md") continue;

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
+import { REPORT_FOLDER } from "../../services/models/index.js";
 import { listModelFolders } from "../../services/models/list-model-folders.js";
 import { type Command, UsageError } from "../command.js";
 import { progressPrinter } from "../progress.js";
@@ -22,7 +23,7 @@ export const REPORT_HTML = "report.html";
 export const reportCommand: Command = {
   name: "report",
   summary: "Write an accuracy report of a pipeline on a recording: report.html plus every chart as SVG and PNG.",
-  usage: "--pipeline <name> --input <response.json[.gz]> --out <dir> [--model-path <dir>]",
+  usage: "--pipeline <name> --input <response.json[.gz]> [--out <dir>] [--model-path <dir>]",
   flags: [
     { name: "pipeline", aliases: ["pipeline-name"], valueName: "name", description: "Pipeline folder in the model path." },
     {
@@ -30,7 +31,12 @@ export const reportCommand: Command = {
       valueName: "file",
       description: "The recording: a saved Prometheus response (`kepler-model query`); .gz is read too.",
     },
-    { name: "out", valueName: "dir", description: "Folder to write report.html and the charts into (created)." },
+    {
+      name: "out",
+      valueName: "dir",
+      description:
+        "Folder to write report.html and the charts into (created); default the pipeline's report/ folder, which the registry's /ui page shows.",
+    },
     {
       name: "model-path",
       valueName: "dir",
@@ -42,9 +48,8 @@ export const reportCommand: Command = {
     if (pipelineName === "") throw new UsageError("--pipeline is required");
     const input = text(flags, "input");
     if (input === "") throw new UsageError("--input is required");
-    const out = text(flags, "out");
-    if (out === "") throw new UsageError("--out is required");
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
+    const out = text(flags, "out") || join(modelPath, pipelineName, REPORT_FOLDER);
     const metadata = await readPipelineMetadata(modelPath, pipelineName);
     const models = (await listModelFolders(modelPath, pipelineName)).filter((m) => m.outputType === "AbsPower");
     if (models.length === 0) throw new Error(`no AbsPower model in ${join(modelPath, pipelineName)}`);

@@ -39,6 +39,7 @@ export {
   modelNameOf,
   modelZipPath,
   type OutputTypeName,
+  REPORT_FOLDER,
 } from "./model-location.js";
 export {
   type ComponentAccuracy,

@@ -45,6 +45,12 @@ export function assertPathSegment(value: string, field: string): string {
   return value;
 }
 
+/**
+ * The folder of a pipeline that holds its accuracy report (`kepler-model report`), beside metadata.json;
+ * the registry's /ui page shows it and ExportPipeline ships it.
+ */
+export const REPORT_FOLDER = "report";
+
 /** The reference's get_model_name: `<trainer>_<node_type>`. */
 export function modelNameOf(trainerName: string, nodeType: number): string {
   return `${trainerName}_${nodeType}`;

@@ -258,7 +258,7 @@ describe("the reference's HTTP API on the registry port, ec2 fixture imported", 
     const missing = await fetch(server.url("/model/AbsPower"));
     expect([missing.status, await missing.text()]).toEqual([
       404,
-      "no route /model/AbsPower: the routes are POST /model and GET /best-models",
+      "no route /model/AbsPower: the routes are POST /model, GET /best-models and GET /ui",
     ]);
     const wrong = await fetch(server.url("/model"));
     expect([wrong.status, wrong.headers.get("allow"), await wrong.text()]).toEqual([405, "POST", "/model takes POST"]);

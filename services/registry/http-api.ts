@@ -8,6 +8,7 @@ import type { Logger } from "../kit/logger.js";
 import type { ModelStore } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import { bestModelsResponseBody, parseBestModelsQuery, parseModelRequest, weightResponseBody } from "./http-model-api.js";
+import { modelBrowserPage } from "./model-browser.js";
 
 /** Largest POST /model body (Kepler's is about 400 bytes). */
 export const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
@@ -69,6 +70,16 @@ function getBestModels(store: ModelStore, url: URL, response: ServerResponse): v
   }
 }
 
+async function getBrowserPage(store: ModelStore, path: string, response: ServerResponse): Promise<void> {
+  try {
+    const { contentType, body } = await modelBrowserPage(store, path);
+    send(response, 200, body, { "Content-Type": contentType });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    send(response, 404, error.message);
+  }
+}
+
 /** The request handler for the registry's HTTP routes. */
 export function createRegistryHttpHandler(
   store: ModelStore,
@@ -78,11 +89,13 @@ export function createRegistryHttpHandler(
   return (request, response) => {
     const startedMs = performance.now();
     const url = new URL(request.url ?? "/", "http://registry");
-    const method = ROUTES[url.pathname];
+    const browser = url.pathname === "/ui" || url.pathname.startsWith("/ui/");
+    const method = browser ? "GET" : ROUTES[url.pathname];
     const handle = async (): Promise<void> => {
       if (method === undefined)
-        return send(response, 404, `no route ${url.pathname}: the routes are POST /model and GET /best-models`);
+        return send(response, 404, `no route ${url.pathname}: the routes are POST /model, GET /best-models and GET /ui`);
       if (request.method !== method) return send(response, 405, `${url.pathname} takes ${method}`, { Allow: method });
+      if (browser) return getBrowserPage(store, url.pathname, response);
       if (url.pathname === "/model") return postModel(store, request, response);
       return getBestModels(store, url, response);
     };

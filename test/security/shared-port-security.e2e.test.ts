@@ -103,6 +103,8 @@ describe("the shared HTTP/gRPC port", () => {
       expect(bare.status).toBe(401);
       expect(bare.headers.get("www-authenticate")).toBe("Bearer");
       expect(await bare.text()).toContain("bearer token");
+      // The model browser page too (every path of the HTTP handler is guarded).
+      expect((await fetch(`http://${handle.address}/ui`)).status).toBe(401);
       const unknown = await fetch(`http://${handle.address}/best-models`, { headers: { Authorization: "Bearer nope" } });
       expect(unknown.status).toBe(401);
       const ok = await fetch(`http://${handle.address}/best-models`, {

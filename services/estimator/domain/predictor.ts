@@ -4,12 +4,7 @@
 // at 0, as the reference estimator's y[y < 0] = 0.
 import { featureGroupOf, mainFeatureIndex } from "../../domain/feature-groups.js";
 import { FailedPreconditionError } from "../../domain/errors.js";
-import {
-  type ComponentModelFile,
-  type ComponentModels,
-  createTreeModelPredictor,
-  type WeightJson,
-} from "../../models/index.js";
+import { type ComponentModelFile, type ComponentModels, createTreeModelPredictor, type WeightJson } from "../../models/index.js";
 import {
   applyScale,
   clampNonNegative,

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { dirname, join } from "node:path";
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
-import { assertPathSegment, createZip, type ModelLocation, readZip, type ZipLimits } from "../../models/index.js";
+import { assertPathSegment, createZip, type ModelLocation, readZip, REPORT_FOLDER, type ZipLimits } from "../../models/index.js";
 import { locationKey, type StoredModel } from "./stored-model.js";
 import { type ModelStore, OUTPUT_TYPE_NAMES, type PipelineSummary } from "./model-store.js";
 
@@ -100,6 +100,11 @@ export async function importPipeline(
       (a, b) => Number(b.name === "node_type_index.json") - Number(a.name === "node_type_index.json"),
     );
     for (const file of ordered) await store.writePipelineFile(name, file.name, await readFile(join(root, file.name)));
+    // The accuracy report and stored idle profiles come along when the zip has them.
+    for (const folder of [REPORT_FOLDER, "profile"]) {
+      for (const file of (await entriesOf(join(root, folder))).filter((e) => !e.directory))
+        await store.writePipelineFile(name, `${folder}/${file.name}`, await readFile(join(root, folder, file.name)));
+    }
     const imported = new Set<string>();
     const skippedModels: SkippedModel[] = [];
     for (const sourceDir of (await entriesOf(root)).filter((e) => e.directory)) {
@@ -165,7 +170,8 @@ function synthesizedPipelineMetadata(name: string, models: readonly StoredModel[
 /**
  * A pipeline as one zip in the kepler-model-db layout: the top-level files (always with
  * node_type_index.json and metadata.json) plus every model's
- * `<model>.zip` and weight sibling `<model>.json` (unpacked folders and checkpoints are left out).
+ * `<model>.zip` and weight sibling `<model>.json`, and the stored report (`report/`); unpacked folders and
+ * checkpoints are left out.
  */
 export async function exportPipeline(store: ModelStore, pipelineName: string): Promise<Buffer> {
   assertPathSegment(pipelineName, "pipeline_name");
@@ -174,6 +180,10 @@ export async function exportPipeline(store: ModelStore, pipelineName: string): P
   const files: Array<{ name: string; data: Uint8Array }> = [];
   for (const entry of (await entriesOf(root)).filter((e) => !e.directory)) {
     files.push({ name: entry.name, data: await readFile(join(root, entry.name)) });
+  }
+  // The stored accuracy report (`kepler-model report`) travels with the models.
+  for (const entry of (await entriesOf(join(root, REPORT_FOLDER))).filter((e) => !e.directory)) {
+    files.push({ name: `${REPORT_FOLDER}/${entry.name}`, data: await readFile(join(root, REPORT_FOLDER, entry.name)) });
   }
   const models = store.list().filter((m) => m.location.pipelineName === pipelineName);
   // The reference server treats only folders with metadata.json as pipelines and reads
