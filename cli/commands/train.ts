@@ -54,7 +54,7 @@ async function readTestTimestamps(path: string, source: string): Promise<number[
  */
 async function readTrainingTable(
   input: string,
-  options: { source: string; featureGroup: string; outputType: string; nodeType?: number },
+  options: { source: string; featureGroup: string; outputType: string; nodeType?: number; useVmMetrics: boolean },
 ): Promise<DataTable> {
   if (!/\.json(\.gz)?$/.test(input)) return readTableCsv(await readFile(input, "utf8"), input);
   if (options.outputType !== "AbsPower") {
@@ -68,6 +68,7 @@ async function readTrainingTable(
     level: "node",
     extractor: "default",
     nodeType: options.nodeType,
+    useVmMetrics: options.useVmMetrics,
   }).table;
 }
 
@@ -128,6 +129,11 @@ export const trainCommand: Command = {
     },
     { name: "pipeline", valueName: "name", description: `Pipeline folder name (default ${DEFAULT_PIPELINE}).` },
     { name: "node-type", valueName: "N", description: "Node type for every row, replacing the table's node_type column." },
+    {
+      name: "vm",
+      boolean: true,
+      description: "With a saved response as --input: read VM metrics (kepler_process_*, kepler_vm_*, job=vm).",
+    },
     { name: "continue", boolean: true, description: "Continue from the pipeline's checkpoints (SGD warm start)." },
     { name: "dry-run", boolean: true, description: "Train and print the table without writing anything." },
   ],
@@ -156,7 +162,7 @@ export const trainCommand: Command = {
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const testTimestamps =
       typeof flags["test-timestamps"] === "string" ? await readTestTimestamps(flags["test-timestamps"], source) : undefined;
-    const table = await readTrainingTable(input, { source, featureGroup, outputType, nodeType });
+    const table = await readTrainingTable(input, { source, featureGroup, outputType, nodeType, useVmMetrics: flags.vm === true });
     const dryRun = flags["dry-run"] === true;
     const published: string[] = [];
 

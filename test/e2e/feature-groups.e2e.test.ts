@@ -3,7 +3,7 @@
 // publish), then SelectModel, ListBestModels and Estimate serve the models. Where no real recording has
 // a group's metrics, a synthesized one (test/support/synthetic-recording.ts) makes node power exactly
 // linear in the group's features, so the LinearRegression model must reproduce hand-computed watts.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError, Status } from "nice-grpc";
@@ -21,6 +21,7 @@ import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
+import { runCliCaptured } from "../support/run-cli.js";
 import { irregularRate, syntheticRecording } from "../support/synthetic-recording.js";
 
 const LINEAR = "LinearRegressionTrainer";
@@ -578,6 +579,25 @@ describe("row 4: a recording with only VM energy series (--vm) trains and serves
     expect(fromVm.componentPowers.map((c) => c.component)).toEqual(["package", "core", "uncore", "dram"]);
     expect(fromVm.componentPowers[0]!.powerWatts[0]).toBeGreaterThan(0);
     fromVm.componentPowers.forEach((component, i) => expectWatts(component.powerWatts, fromBm.componentPowers[i]!.powerWatts));
+
+    // `kepler-model train --vm` reads the same recording from a file.
+    const folder = await mkdtemp(join(tmpdir(), "row4-cli-"));
+    try {
+      const input = join(folder, "vm.json");
+      await writeFile(input, vm);
+      const argv = ["train", "--input", input, "--source", "acpi", "--feature-group", "CounterOnly", "--trainers", LINEAR];
+      const trained = await runCliCaptured([...argv, "--vm", "--model-path", join(folder, "models")]);
+      expect(trained.code, trained.stderr).toBe(0);
+      const twin = bareMetal.results.find(
+        (r) => r.energySource === "acpi" && r.outputType === OutputType.OUTPUT_TYPE_ABS_POWER && r.trainerName === LINEAR,
+      )!;
+      expect(trained.stdout).toContain(`LinearRegressionTrainer_0`);
+      expect(trained.stdout).toContain(twin.maeWatts.toFixed(2));
+      // Without --vm the VM-only recording has no node energy to train on.
+      expect((await runCliCaptured([...argv, "--model-path", join(folder, "models")])).code).not.toBe(0);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   }, 300_000);
 });
 
