@@ -1,6 +1,7 @@
 import type { ConfigKey } from "../../services/kit/config-schema.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { createLogger } from "../../services/kit/logger.js";
+import { startMetricsServer } from "../../services/kit/metrics.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../../services/kit/service-addresses.js";
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
@@ -100,7 +101,7 @@ export const serveCommand: Command = {
         throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
     }
     const logConfig = readConfig(logSchema, env, flags);
-    const { defaultModels } = readConfig(meshConfigSchema, env, flags);
+    const { defaultModels, metricsHost, metricsPort } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const { estimatorSocket } = readEstimatorConfig(env, flags);
     const security = readConfig(securityConfigSchema, env, flags);
@@ -121,10 +122,13 @@ export const serveCommand: Command = {
       onDefaultModelsEvent: (event) => printer.event(event),
       signal: abort.signal,
     });
+    // One /metrics endpoint for every service of this process (started first: it also shows the training).
+    const metrics = metricsPort < 0 ? undefined : await startMetricsServer(metricsHost, metricsPort);
     const stopped = waitForShutdownSignal(async () => {
       abort.abort();
       const mesh = await starting.catch(() => undefined);
       await mesh?.close();
+      await metrics?.close();
     }, logger);
     const mesh = await starting;
     if (!abort.signal.aborted) {
@@ -142,6 +146,9 @@ export const serveCommand: Command = {
               (server) =>
                 `  ${"registry".padEnd(10)} ${httpScheme}://${server.address}/model (Kepler's model server API: POST /model, GET /best-models)`,
             ),
+          ...(metrics === undefined
+            ? []
+            : [`  ${"metrics".padEnd(10)} http://${metricsHost}:${metrics.port}/metrics (Prometheus)`]),
           ...(estimator !== undefined && estimatorSocket !== ""
             ? [`  ${"estimator".padEnd(10)} unix:${estimatorSocket} (Kepler's estimator sidecar protocol)`]
             : []),

@@ -15,6 +15,7 @@ import type { MachineDescription } from "./domain/loaded-model.js";
 import { ModelCache } from "./domain/model-cache.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
 import { watchRegistry } from "./registry-watch.js";
+import { observeEstimate, observeRegistryReachable } from "./metrics.js";
 import { type EstimatorSocketHandle, type EstimatorSocketLimits, startEstimatorSocket } from "./estimator-socket.js";
 import { createEstimatorService } from "./server.js";
 
@@ -81,6 +82,7 @@ export async function startEstimator(
     if (reachable !== registryReachable)
       logger.info({ registry: config.registryAddress, reachable }, "registry reachability changed");
     registryReachable = reachable;
+    observeRegistryReachable(reachable);
     grpc?.setServing(isReady());
   });
   let timer: NodeJS.Timeout | undefined;
@@ -108,7 +110,7 @@ export async function startEstimator(
     if (config.estimatorSocket !== "") {
       socket = await startEstimatorSocket({
         path: config.estimatorSocket,
-        estimate: (input) => estimator.estimate(input),
+        estimate: async (input) => observeEstimate(await estimator.estimate(input), "socket"),
         logger,
         limits: deps.socketLimits,
       });

@@ -14,6 +14,7 @@ import type { Logger } from "../kit/logger.js";
 import { toServerError } from "../kit/status-mapping.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
+import { observeEstimate } from "./metrics.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 import { untilAborted } from "./until-aborted.js";
 
@@ -81,7 +82,7 @@ export function createEstimatorService(deps: {
   const { estimator } = deps;
   return {
     async estimate(request) {
-      return encodeEstimateResult(await estimator.estimate(decodeEstimateRequest(request)));
+      return encodeEstimateResult(observeEstimate(await estimator.estimate(decodeEstimateRequest(request)), "grpc"));
     },
 
     async *estimateStream(requests: AsyncIterable<EstimateStreamRequest>): AsyncGenerator<EstimateStreamResponse> {
@@ -90,7 +91,7 @@ export function createEstimatorService(deps: {
       for await (const item of deps.closing === undefined ? requests : untilAborted(requests, deps.closing)) {
         try {
           if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
-          const result = await estimator.estimate(decodeEstimateRequest(item.estimate));
+          const result = observeEstimate(await estimator.estimate(decodeEstimateRequest(item.estimate)), "grpc");
           yield { requestId: item.requestId, result: { $case: "estimate", value: encodeEstimateResult(result) } };
         } catch (caught) {
           // Fields are named from the stream item, e.g. `estimate.values`.

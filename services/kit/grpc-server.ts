@@ -2,6 +2,7 @@ import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
+import { createRpcMetricsMiddleware } from "./metrics.js";
 import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
@@ -85,8 +86,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       options.tlsReloadMs,
     );
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
-  // Auth is the outermost middleware: an unauthenticated call is refused before its request is looked at.
-  const guarded = auth === undefined ? server : server.with(createAuthMiddleware(auth, logger));
+  // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
+  // its request is looked at.
+  const measured = server.with(createRpcMetricsMiddleware(options.serviceName));
+  const guarded = auth === undefined ? measured : measured.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
   const descriptors = loadDescriptorRegistry();
   const withCalls = guarded.with(createCallMiddleware(logger, compileRequestBounds(descriptors, names)));

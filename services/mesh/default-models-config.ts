@@ -1,4 +1,5 @@
 import type { ConfigKey, ConfigSchema } from "../kit/config-schema.js";
+import { metricsHostKey, metricsPortKey } from "../kit/metrics.js";
 
 /** `--default-models` / `--no-default-models`: the embedded default of `npm start`. */
 export const defaultModelsKey: ConfigKey<boolean> = {
@@ -13,4 +14,6 @@ export const defaultModelsKey: ConfigKey<boolean> = {
 /** Settings of the all-in-one launcher itself (the services have their own schemas). */
 export const meshConfigSchema = {
   defaultModels: defaultModelsKey,
+  metricsHost: metricsHostKey,
+  metricsPort: metricsPortKey,
 } satisfies ConfigSchema;

@@ -1,3 +1,4 @@
+import { measuredRun } from "./metrics.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline_service.js";
 import { createIsolatorClient } from "../isolator/client.js";
@@ -30,7 +31,7 @@ export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: 
   const peers = createGrpcPeers(clients);
   const logger = deps.logger.child({ service: "pipeline" });
   const online = new OnlinePipelines({
-    run: (options, gate, signal) => runPipeline(options, { peers, signal }, gate),
+    run: (options, gate, signal) => measuredRun("online", () => runPipeline(options, { peers, signal }, gate)),
     logger,
   });
   try {

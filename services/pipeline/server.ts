@@ -1,4 +1,5 @@
 // Thin gRPC glue for PipelineService: decode the request (stream), call the domain, stream its events.
+import { measuredRun } from "./metrics.js";
 import type { CallContext } from "nice-grpc-common";
 import { ServerError, Status } from "nice-grpc";
 import { InvalidInputError } from "../domain/errors.js";
@@ -78,12 +79,14 @@ export function createPipelineService(deps: PipelineServiceDeps): PipelineServic
       );
       yield* streamWhile<RunPipelineResponse>(async (push) =>
         summaryMessage(
-          await runPipeline(runOptions, {
-            peers: deps.peers,
-            onProgress: (event) => push(progressMessage(event)),
-            onResult: (result) => push(resultMessage(result, runOptions.pipelineName)),
-            signal: context.signal,
-          }),
+          await measuredRun("once", () =>
+            runPipeline(runOptions, {
+              peers: deps.peers,
+              onProgress: (event) => push(progressMessage(event)),
+              onResult: (result) => push(resultMessage(result, runOptions.pipelineName)),
+              signal: context.signal,
+            }),
+          ),
         ),
       );
     },

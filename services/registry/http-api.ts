@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { FailedPreconditionError, InvalidInputError, NotFoundError } from "../domain/errors.js";
 import { BodyTooLargeError, readRequestBody } from "../kit/http-request-body.js";
 import type { Logger } from "../kit/logger.js";
+import { observeHttp } from "../kit/metrics.js";
 import type { ModelStore } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import { bestModelsResponseBody, parseBestModelsQuery, parseModelRequest, weightResponseBody } from "./http-model-api.js";
@@ -114,6 +115,12 @@ export function createRegistryHttpHandler(
       })
       .finally(() => {
         const ms = Math.round(performance.now() - startedMs);
+        observeHttp(
+          "registry",
+          method === undefined ? "unknown" : browser ? "/ui" : url.pathname,
+          response.statusCode,
+          ms / 1000,
+        );
         log.debug({ method: request.method, path: url.pathname, status: response.statusCode, ms }, "http request completed");
       });
   };

@@ -6,6 +6,7 @@ import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryHttpHandler } from "./http-api.js";
+import { measureStore } from "./metrics.js";
 import { createRegistryService } from "./server.js";
 
 // Keys callers that build the config by hand (tests) may leave out: their schema defaults apply.
@@ -43,6 +44,7 @@ export async function startRegistry(
     { modelPath: config.modelPath, models: store.list().length, pipelines: store.pipelines().length },
     "model folder scanned",
   );
+  measureStore(store);
   const handle = await startGrpcServer({
     serviceName: "registry",
     host: config.host,

@@ -15,6 +15,7 @@ import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
 import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
+import { observeSelectionFailure } from "./metrics.js";
 import {
   locationFromProto,
   locationToProto,
@@ -108,6 +109,22 @@ const EVENT_KINDS = {
   removed: ModelEventKind.MODEL_EVENT_KIND_REMOVED,
 } as const;
 
+// A selection that finds nothing is counted by reason (the status its error maps to).
+function countingFailures<T>(select: () => T): T {
+  try {
+    return select();
+  } catch (error) {
+    observeSelectionFailure(
+      error instanceof NotFoundError
+        ? "NOT_FOUND"
+        : error instanceof InvalidInputError
+          ? "INVALID_ARGUMENT"
+          : "FAILED_PRECONDITION",
+    );
+    throw error;
+  }
+}
+
 /** The RegistryService implementation over a model store. */
 export function createRegistryService(store: ModelStore, limits: RegistryServiceLimits): RegistryServiceImplementation {
   const summaryOf = (name: string): PipelineSummary => {
@@ -142,19 +159,21 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
     },
 
     async selectModel(request) {
-      const { model, selection } = selectModel(store, {
-        featureNames: request.featureNames,
-        unavailableFeatureNames: request.unavailableFeatureNames,
-        outputType: outputTypeFromProto(request.outputType, "output_type", true),
-        energySource: request.energySource,
-        nodeType: request.nodeType,
-        weight: request.weight,
-        trainerName: request.trainerName,
-        filter: request.filter,
-        pipelineName: request.pipelineName,
-        machineSpec: machineSpecFromProto(request.machineSpec),
-        looseNodeType: request.looseNodeType,
-      });
+      const { model, selection } = countingFailures(() =>
+        selectModel(store, {
+          featureNames: request.featureNames,
+          unavailableFeatureNames: request.unavailableFeatureNames,
+          outputType: outputTypeFromProto(request.outputType, "output_type", true),
+          energySource: request.energySource,
+          nodeType: request.nodeType,
+          weight: request.weight,
+          trainerName: request.trainerName,
+          filter: request.filter,
+          pipelineName: request.pipelineName,
+          machineSpec: machineSpecFromProto(request.machineSpec),
+          looseNodeType: request.looseNodeType,
+        }),
+      );
       const response = { metadata: metadataToProto(model, store), selection: selectionToProto(selection) };
       if (request.metadataOnly) return response;
       if (request.weight) return { ...response, payload: { $case: "weightJson" as const, value: model.weightJson ?? "" } };

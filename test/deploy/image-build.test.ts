@@ -95,7 +95,7 @@ beforeAll(async () => {
   await timed("build", () =>
     podman(["build", "--network", "host", "--build-arg", `NODE_IMAGE=${BASE}`, "-t", IMAGE, "-f", join(REPO_ROOT, "Dockerfile"), REPO_ROOT], 900_000),
   );
-  const portFlags = SERVICE_NAMES.flatMap((name) => [`--${name}-port`, String(ports[name])]);
+  const portFlags = [...SERVICE_NAMES.flatMap((name) => [`--${name}-port`, String(ports[name])]), "--metrics-port", "0"];
   await podman(["run", "-d", "--name", CONTAINER, "--network", "host", "-v", `${volume}:/var/lib/kepler-model/models`, IMAGE, "serve", ...portFlags]);
 }, 1_500_000);
 

@@ -161,6 +161,7 @@ describe("the runtime stage's files", () => {
         KEPLER_MODEL_HOST: "127.0.0.1",
         MODEL_PATH: modelPath,
         ...ports,
+        KEPLER_MODEL_METRICS_PORT: "0",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -24,7 +24,7 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { spawnNode } from "../support/child-process.js";
 
 const PORTS = Object.fromEntries(SERVICE_NAMES.map((name) => [`${name}-port`, "0"]));
-const PORT_FLAGS = SERVICE_NAMES.flatMap((name) => [`--${name}-port`, "0"]);
+const PORT_FLAGS = [...SERVICE_NAMES.flatMap((name) => [`--${name}-port`, "0"]), "--metrics-port", "0"];
 const folders: string[] = [];
 const meshes: DefaultMeshHandle[] = [];
 

@@ -10,6 +10,8 @@ const SERVE = [
   "serve",
   "--no-default-models",
   ...SERVICE_NAMES.flatMap((name) => [`--${name}-port`, "0"]),
+  "--metrics-port",
+  "0",
 ];
 const children: RunningChild[] = [];
 afterEach(() => {

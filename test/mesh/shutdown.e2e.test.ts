@@ -40,6 +40,8 @@ describe("graceful shutdown", () => {
       "--log-level",
       "warn",
       ...ports,
+      "--metrics-port",
+      "0",
     ]);
     children.push(serve);
     await serve.waitForOutput(/Stop with Ctrl-C/);
@@ -58,6 +60,13 @@ describe("graceful shutdown", () => {
       expect(health.status).toBe(1); // SERVING
       channel.close();
     }
+    // One /metrics endpoint for the six services; it counted the health calls above.
+    const [, metricsUrl] = /^ {2}metrics +(http:\/\/127\.0\.0\.1:\d+\/metrics) \(Prometheus\)$/m.exec(serve.output())!;
+    const scraped = await (await fetch(metricsUrl!)).text();
+    for (const name of ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"])
+      expect(scraped).toContain(
+        `kepler_model_rpc_requests_total{service="${name}",method="/grpc.health.v1.Health/Check",code="OK"} 1`,
+      );
     serve.child.kill("SIGTERM");
     expect(await serve.exited).toBe(0);
   });

@@ -54,6 +54,8 @@ async function startServe(modelPath: string): Promise<{ serve: RunningChild; add
     "--log-level",
     "warn",
     ...ports,
+    "--metrics-port",
+    "0",
   ]);
   children.push(serve);
   await serve.waitForOutput(/Stop with Ctrl-C/, 60_000);

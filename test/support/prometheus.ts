@@ -30,6 +30,8 @@ export interface PrometheusOptions {
   readonly lookbackDelta?: string;
   /** Extra command-line flags. */
   readonly extraArgs?: readonly string[];
+  /** host:port targets scraped every second at /metrics (job "kepler-model"). */
+  readonly scrapeTargets?: readonly string[];
 }
 
 /** Path of the prometheus binary (Debian package). */
@@ -43,7 +45,13 @@ export async function startPrometheus(options: PrometheusOptions = {}): Promise<
   try {
     const tsdb = join(dataDir, "tsdb");
     const config = join(dataDir, "prometheus.yml");
-    await writeFile(config, "global:\n  scrape_interval: 15s\nscrape_configs: []\n");
+    const targets = options.scrapeTargets ?? [];
+    await writeFile(
+      config,
+      targets.length === 0
+        ? "global:\n  scrape_interval: 15s\nscrape_configs: []\n"
+        : `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: kepler-model\n    static_configs:\n      - targets: [${targets.map((t) => `"${t}"`).join(", ")}]\n`,
+    );
     if (options.backfillOpenMetrics !== undefined) {
       const input = join(dataDir, "backfill.om");
       await writeFile(input, options.backfillOpenMetrics);

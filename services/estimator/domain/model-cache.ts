@@ -6,6 +6,7 @@
 // (it used to reload every cached query at once: 20,000 queries, 60,003 registry calls, 65 s).
 import { FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
+import { cacheEvents } from "../metrics.js";
 import { type LoadedModel, type ModelQuery, type ModelSource, queryKey } from "./loaded-model.js";
 
 interface Entry<P> {
@@ -50,11 +51,16 @@ export class ModelCache<P> {
       this.entries.delete(key);
       this.entries.set(key, entry);
       if (entry.current !== undefined) {
-        if (entry.stale && entry.reloading === undefined) this.reload(key, entry);
+        if (entry.stale && entry.reloading === undefined) {
+          cacheEvents.inc({ result: "reload" });
+          this.reload(key, entry);
+        }
+        cacheEvents.inc({ result: "hit" });
         return entry.current;
       }
       if (entry.loading !== undefined) return entry.loading;
     }
+    cacheEvents.inc({ result: "miss" });
     const fresh: Entry<P> = { query, stale: false, generation: 0 };
     const loading = this.source.load(query).then(
       (model) => {

@@ -1,0 +1,66 @@
+// The estimator's own metrics: rows estimated, the model serving each (source, output type), the model
+// cache, and whether the registry is reachable (the kit adds per-RPC and socket request metrics).
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import { counter, gauge } from "../kit/metrics.js";
+import type { EstimateResult } from "./domain/estimate-power.js";
+import type { RegistryProvenance } from "./registry-model-source.js";
+
+const rows = counter("kepler_model_estimator_rows_total", "Rows estimated, by energy source, output type and interface.", [
+  "source",
+  "output_type",
+  "via",
+]);
+const modelInfo = gauge("kepler_model_estimator_model_info", "The model serving each energy source and output type (value 1).", [
+  "source",
+  "output_type",
+  "pipeline",
+  "feature_group",
+  "model",
+]);
+export const cacheEvents = counter(
+  "kepler_model_estimator_model_cache_total",
+  "Model cache lookups by result: hit, miss (loaded), reload (a publish made the entry stale).",
+  ["result"],
+);
+const registryUp = gauge("kepler_model_estimator_registry_reachable", "1 while the registry answers, else 0.", []);
+
+// The labels last set per source and output type, so a switch removes the old model's series.
+const serving = new Map<string, Record<string, string>>();
+
+/** Counts an estimate's rows and records the model that served it; returns the result. */
+export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(result: R, via: "grpc" | "socket"): R {
+  const location = result.model.provenance.location;
+  const source = location?.energySource ?? "";
+  const outputType =
+    location?.outputType === OutputType.OUTPUT_TYPE_ABS_POWER
+      ? "AbsPower"
+      : location?.outputType === OutputType.OUTPUT_TYPE_DYN_POWER
+        ? "DynPower"
+        : "";
+  rows.inc({ source, output_type: outputType, via }, result.rowCount);
+  const key = `${source}/${outputType}`;
+  const labels = {
+    source,
+    output_type: outputType,
+    pipeline: location?.pipelineName ?? "",
+    feature_group: result.model.featureGroup,
+    model: result.model.modelName,
+  };
+  const before = serving.get(key);
+  if (
+    before === undefined ||
+    before.model !== labels.model ||
+    before.pipeline !== labels.pipeline ||
+    before.feature_group !== labels.feature_group
+  ) {
+    if (before !== undefined) modelInfo.remove(before);
+    modelInfo.set(labels, 1);
+    serving.set(key, labels);
+  }
+  return result;
+}
+
+/** Records whether the registry answers. */
+export function observeRegistryReachable(reachable: boolean): void {
+  registryUp.set(reachable ? 1 : 0);
+}

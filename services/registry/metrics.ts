@@ -1,0 +1,42 @@
+// The registry's own metrics: models stored per pipeline, source, output type and feature group (read
+// from the store at scrape time), model events (publish, import, removal) and selection failures by
+// status (the kit adds per-RPC and per-HTTP-route metrics).
+import { counter, gauge } from "../kit/metrics.js";
+import type { ModelStore } from "./domain/model-store.js";
+
+const stores = new Set<ModelStore>();
+
+gauge(
+  "kepler_model_registry_models",
+  "Models stored, by pipeline, energy source, output type and feature group.",
+  ["pipeline", "source", "output_type", "feature_group"],
+  function collect() {
+    this.reset();
+    for (const store of stores) {
+      for (const model of store.list()) {
+        const l = model.location;
+        this.inc({ pipeline: l.pipelineName, source: l.energySource, output_type: l.outputType, feature_group: l.featureGroup });
+      }
+    }
+  },
+);
+const events = counter("kepler_model_registry_model_events_total", "Model events: published, imported, removed.", ["kind"]);
+const selectionFailures = counter(
+  "kepler_model_registry_selection_failures_total",
+  "SelectModel, POST /model and ListBestModels calls that found no model, by reason (status code).",
+  ["reason"],
+);
+
+/** Measures a store until its hub closes. */
+export function measureStore(store: ModelStore): void {
+  stores.add(store);
+  store.events.subscribe(
+    (event) => events.inc({ kind: event.kind }),
+    () => stores.delete(store),
+  );
+}
+
+/** Counts a failed selection. */
+export function observeSelectionFailure(reason: string): void {
+  selectionFailures.inc({ reason });
+}
