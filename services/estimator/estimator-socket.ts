@@ -1,6 +1,7 @@
 // The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
 // one JSON PowerRequest per connection, one response written at once, then the socket is ended.
 // Parsing and encoding live in domain/; this file only moves bytes and applies the limits.
+import { observeSocket } from "../kit/metrics.js";
 import { lstat, unlink } from "node:fs/promises";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { FailedPreconditionError, InvalidInputError, NotFoundError, UnavailableError } from "../domain/errors.js";
@@ -101,13 +102,16 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
       powersAsList = decoded.powersAsList;
       const powers = await withDeadline(options.estimate(decoded.input), limits.estimateDeadlineMs);
       const encoded = encodePowerResponse(powers, { powersAsList });
+      observeSocket("estimator", "ok", (Date.now() - started) / 1000);
       logger.debug(
         { rows: rowCount, bytes: encoded.text.length, precision: encoded.precision, ms: Date.now() - started },
         "socket estimate",
       );
       return encoded.text;
     } catch (error) {
-      if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
+      const refused = EXPECTED_ERRORS.some((type) => error instanceof type);
+      observeSocket("estimator", refused ? "refused" : "error", (Date.now() - started) / 1000);
+      if (refused) {
         logger.warn({ rows: rowCount, reason: (error as Error).message }, "socket estimate failed");
         return encodeErrorResponse((error as Error).message, rowCount, { powersAsList });
       }

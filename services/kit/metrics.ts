@@ -54,6 +54,18 @@ const httpRequests = counter("kepler_model_http_requests_total", "HTTP requests 
 ]);
 const httpDuration = histogram("kepler_model_http_duration_seconds", "HTTP request latency in seconds.", ["service", "route"]);
 
+const socketRequests = counter("kepler_model_socket_requests_total", "Unix-socket requests by service and outcome.", [
+  "service",
+  "outcome",
+]);
+const socketDuration = histogram("kepler_model_socket_duration_seconds", "Unix-socket request latency in seconds.", ["service"]);
+
+/** Counts and times one unix-socket request (outcome: ok, refused for bad input or no model, error). */
+export function observeSocket(service: string, outcome: "ok" | "refused" | "error", seconds: number): void {
+  socketRequests.inc({ service, outcome });
+  socketDuration.observe({ service }, seconds);
+}
+
 /** Counts and times one HTTP request once it is answered. */
 export function observeHttp(service: string, route: string, status: number, seconds: number): void {
   httpRequests.inc({ service, route, status: String(status) });

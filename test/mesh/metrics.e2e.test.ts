@@ -2,7 +2,7 @@
 // after real calls (counters and histograms moved by exactly the calls made, with their labels), held to
 // `promtool check metrics`, and scraped by a real Prometheus that then answers a query on our metrics.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { type MetricsServer, startMetricsServer } from "../../services/kit/metri
 import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { createRegistryClient } from "../../services/registry/client.js";
+import { REPO_ROOT } from "../support/child-process.js";
 import { PROMTOOL_BINARY, type PrometheusInstance, startPrometheus } from "../support/prometheus.js";
 
 let folder: string;
@@ -168,7 +169,7 @@ describe("metrics of the mesh on one /metrics endpoint", () => {
     expect(result.code).toBe(0);
   });
 
-  it("a real Prometheus scrapes the endpoint and answers a query on our metrics", async () => {
+  it("a real Prometheus scrapes the endpoint and answers a query on our metrics; the Grafana dashboard's queries are valid and name exported metrics", async () => {
     let prometheus: PrometheusInstance | undefined;
     try {
       prometheus = await startPrometheus({ scrapeTargets: [`127.0.0.1:${metrics.port}`] });
@@ -188,6 +189,30 @@ describe("metrics of the mesh on one /metrics endpoint", () => {
         data: { activeTargets: Array<{ health: string }> };
       };
       expect(targets.data.activeTargets.map((t) => t.health)).toEqual(["up"]);
+
+      // The Grafana dashboard: every expression is valid PromQL for this Prometheus (variables filled in)
+      // and names only metrics this process exports.
+      const dashboard = JSON.parse(await readFile(join(REPO_ROOT, "deploy/grafana/kepler-model.json"), "utf8")) as {
+        panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+      };
+      const exported = new Set(
+        [...(await scrape()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) =>
+          type === "histogram" ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!],
+        ),
+      );
+      const expressions = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
+      expect(expressions.length).toBeGreaterThanOrEqual(10);
+      for (const expr of expressions) {
+        const names = [...expr.matchAll(/\b((?:kepler_model|nodejs|process)_\w+)/g)].map((match) => match[1]!);
+        expect(names.length, expr).toBeGreaterThan(0);
+        for (const name of names) expect(exported.has(name), `${name} in ${expr}`).toBe(true);
+        const filled = expr.replaceAll("$job", ".*").replaceAll("$__rate_interval", "1m").replaceAll("$__range", "5m");
+        const answer = (await (await fetch(`${prometheus.baseUrl}/api/v1/query?query=${encodeURIComponent(filled)}`)).json()) as {
+          status: string;
+          error?: string;
+        };
+        expect(answer.status, `${expr}: ${answer.error}`).toBe("success");
+      }
     } finally {
       await prometheus?.stop();
     }
