@@ -33,7 +33,10 @@ function random(seed: number): () => number {
   };
 }
 
-async function startServers(modelPath: string): Promise<{ child: ChildProcess; registry: string; estimator: string }> {
+async function startServers(
+  modelPath: string,
+  metricsPort = "0",
+): Promise<{ child: ChildProcess; registry: string; estimator: string }> {
   const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
   const child = spawn(
     process.execPath,
@@ -48,6 +51,8 @@ async function startServers(modelPath: string): Promise<{ child: ChildProcess; r
       "0",
       "--estimator-port",
       "0",
+      "--metrics-port",
+      metricsPort,
       "--log-level",
       "warn",
       "--log-format",
@@ -164,6 +169,46 @@ async function runCase(address: string, request: EstimateRequest, clients: numbe
   };
 }
 
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+// The price of metrics: the same server process with per-call measuring on (`--metrics-port 0`, the
+// default behaviour) and off (`--metrics-port -1`), runs interleaved, median calls/s of 5 rounds each.
+async function metricsCost(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "bench-metrics-"));
+  const on = await startServers(join(dir, "on"), "0");
+  const off = await startServers(join(dir, "off"), "-1");
+  try {
+    await publishModels(on.registry);
+    await publishModels(off.registry);
+    const rows: string[][] = [];
+    for (const n of [1, 100]) {
+      for (const clients of [1, 16]) {
+        const request = estimateRequest("LinearRegressionTrainer", n);
+        const calls = clients === 1 ? 300 : 40;
+        const measured: number[] = [];
+        const bare: number[] = [];
+        for (let round = 0; round < 5; round++) {
+          measured.push((await runCase(on.estimator, request, clients, calls)).callsPerSecond);
+          bare.push((await runCase(off.estimator, request, clients, calls)).callsPerSecond);
+        }
+        const [withMetrics, without] = [median(measured), median(bare)];
+        rows.push([String(n), String(clients), without.toFixed(0), withMetrics.toFixed(0), (withMetrics / without).toFixed(3)]);
+      }
+    }
+    printTable(
+      "Estimate calls/s with metrics off and on (linear model, interleaved, median of 5 rounds)",
+      ["rows/call", "clients", "off calls/s", "on calls/s", "on/off"],
+      rows,
+    );
+  } finally {
+    for (const servers of [on, off]) {
+      servers.child.kill("SIGTERM");
+      await new Promise((resolve) => servers.child.on("exit", resolve));
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 // The Estimate use case without gRPC: the same archives, loaded straight into the estimator's domain.
 async function domainOnly(): Promise<string[][]> {
   const rows: string[][] = [];
@@ -231,6 +276,7 @@ export default async function run(): Promise<void> {
     await new Promise((resolve) => servers.child.on("exit", resolve));
     await rm(dir, { recursive: true, force: true });
   }
+  await metricsCost();
   printTable(
     "The Estimate use case in-process (no gRPC), median of 200 calls",
     ["model", "rows/call", "median us", "rows/s"],

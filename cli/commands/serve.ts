@@ -1,7 +1,7 @@
 import type { ConfigKey } from "../../services/kit/config-schema.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { createLogger } from "../../services/kit/logger.js";
-import { startMetricsServer } from "../../services/kit/metrics.js";
+import { setCallMetrics, startMetricsServer } from "../../services/kit/metrics.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../../services/kit/service-addresses.js";
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
@@ -123,6 +123,7 @@ export const serveCommand: Command = {
       signal: abort.signal,
     });
     // One /metrics endpoint for every service of this process (started first: it also shows the training).
+    setCallMetrics(metricsPort >= 0);
     const metrics = metricsPort < 0 ? undefined : await startMetricsServer(metricsHost, metricsPort);
     const stopped = waitForShutdownSignal(async () => {
       abort.abort();

@@ -2,7 +2,7 @@ import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
-import { createRpcMetricsMiddleware } from "./metrics.js";
+import { callMetricsEnabled, createRpcMetricsMiddleware } from "./metrics.js";
 import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
@@ -88,7 +88,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
   // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
   // its request is looked at.
-  const measured = server.with(createRpcMetricsMiddleware(options.serviceName));
+  const measured = callMetricsEnabled() ? server.with(createRpcMetricsMiddleware(options.serviceName)) : server;
   const guarded = auth === undefined ? measured : measured.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
   const descriptors = loadDescriptorRegistry();

@@ -78,6 +78,18 @@ function statusOf(error: unknown): string {
   return "UNKNOWN";
 }
 
+let measuringCalls = true;
+
+/** Turns the per-call measuring of servers started from now on off (`--metrics-port -1`) or on. */
+export function setCallMetrics(enabled: boolean): void {
+  measuringCalls = enabled;
+}
+
+/** Whether servers started now measure their calls. */
+export function callMetricsEnabled(): boolean {
+  return measuringCalls;
+}
+
 /**
  * Server middleware measuring every call: requests by status code, latency and in-flight. Label children
  * are bound once per method, so a call costs two map lookups and no allocation beyond nice-grpc's own.
@@ -129,7 +141,7 @@ export const metricsPortKey: ConfigKey<number> = {
   env: "KEPLER_MODEL_METRICS_PORT",
   flag: "metrics-port",
   description:
-    "Port of the process's Prometheus /metrics endpoint (one for all services the process runs); 0 picks a free port, -1 turns it off.",
+    "Port of the process's Prometheus /metrics endpoint (one for all services the process runs); 0 picks a free port, -1 turns metrics off (no endpoint, no per-call measuring).",
   check: (value) =>
     Number.isInteger(value) && (value as number) >= -1 && (value as number) <= 65535
       ? undefined
