@@ -2,6 +2,7 @@ import type { ConfigKey } from "../../services/kit/config-schema.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { createLogger } from "../../services/kit/logger.js";
 import { setCallMetrics, startMetricsServer } from "../../services/kit/metrics.js";
+import { otlpTracesEndpoint, startTracing } from "../../services/kit/tracing.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../../services/kit/service-addresses.js";
 import { waitForShutdownSignal } from "../../services/kit/shutdown.js";
@@ -101,7 +102,7 @@ export const serveCommand: Command = {
         throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
     }
     const logConfig = readConfig(logSchema, env, flags);
-    const { defaultModels, metricsHost, metricsPort } = readConfig(meshConfigSchema, env, flags);
+    const { defaultModels, metricsHost, metricsPort, otlpEndpoint } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const { estimatorSocket } = readEstimatorConfig(env, flags);
     const security = readConfig(securityConfigSchema, env, flags);
@@ -124,12 +125,16 @@ export const serveCommand: Command = {
     });
     // One /metrics endpoint for every service of this process (started first: it also shows the training).
     setCallMetrics(metricsPort >= 0);
+    // Tracing is on only with an OTLP endpoint; servers started below then trace every call.
+    const tracesEndpoint = otlpTracesEndpoint(otlpEndpoint, env);
+    const stopTracing = tracesEndpoint === "" ? undefined : startTracing({ endpoint: tracesEndpoint });
     const metrics = metricsPort < 0 ? undefined : await startMetricsServer(metricsHost, metricsPort);
     const stopped = waitForShutdownSignal(async () => {
       abort.abort();
       const mesh = await starting.catch(() => undefined);
       await mesh?.close();
       await metrics?.close();
+      await stopTracing?.();
     }, logger);
     const mesh = await starting;
     if (!abort.signal.aborted) {

@@ -3,6 +3,7 @@ import type { Logger } from "./logger.js";
 import { MalformedRequest, RefusedRequest } from "./malformed-request.js";
 import type { RequestCheck } from "./request-bounds.js";
 import { toServerError } from "./status-mapping.js";
+import { activeTraceId } from "./tracing.js";
 
 let nextRequestId = 1;
 
@@ -16,7 +17,12 @@ export function createCallMiddleware(logger: Logger, checks: ReadonlyMap<string,
     call: ServerMiddlewareCall<Request, Response>,
     context: CallContext,
   ): AsyncGenerator<Response, Response | void, undefined> {
-    const callLogger = logger.child({ rpc: call.method.path, requestId: nextRequestId++ });
+    const traceId = activeTraceId();
+    const callLogger = logger.child({
+      rpc: call.method.path,
+      requestId: nextRequestId++,
+      ...(traceId === undefined ? {} : { traceId }),
+    });
     const startedMs = performance.now();
     const check = checks.get(call.method.path) ?? acceptAny;
     try {

@@ -2,6 +2,7 @@ import { type Channel, type CompatServiceDefinition, type Client, createChannel,
 import { createDeadlineMiddleware, DEFAULT_PEER_DEADLINE_MS, type DeadlineCallOptions } from "./call-deadline.js";
 import { DEFAULT_MESSAGE_LIMITS, messageLimitOptions } from "./message-limits.js";
 import { PLAINTEXT_PEER, type PeerConnection, bearerTokenMiddleware } from "./peer-connection.js";
+import { tracePropagationMiddleware } from "./tracing.js";
 
 /** A typed client for a peer plus the channel to close when done. */
 export interface PeerClient<D extends CompatServiceDefinition> {
@@ -31,6 +32,7 @@ export function createPeerClient<D extends CompatServiceDefinition>(
   const { credentials, options: channelOptions } = connection.security;
   const channel = createChannel(address, credentials, { ...messageLimitOptions(DEFAULT_MESSAGE_LIMITS), ...channelOptions });
   const client = createClientFactory()
+    .use(tracePropagationMiddleware())
     .use(bearerTokenMiddleware(connection.token))
     .use(createDeadlineMiddleware(options.deadlineMs ?? DEFAULT_PEER_DEADLINE_MS, options.boundedStreams))
     .create(definition, channel);

@@ -3,6 +3,7 @@ import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-serv
 import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
 import { callMetricsEnabled, createRpcMetricsMiddleware } from "./metrics.js";
+import { createTracingMiddleware, tracingEnabled } from "./tracing.js";
 import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
@@ -89,7 +90,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
   // its request is looked at.
   const measured = callMetricsEnabled() ? server.with(createRpcMetricsMiddleware(options.serviceName)) : server;
-  const guarded = auth === undefined ? measured : measured.with(createAuthMiddleware(auth, logger));
+  const traced = tracingEnabled() ? measured.with(createTracingMiddleware(options.serviceName)) : measured;
+  const guarded = auth === undefined ? traced : traced.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
   const descriptors = loadDescriptorRegistry();
   const withCalls = guarded.with(createCallMiddleware(logger, compileRequestBounds(descriptors, names)));

@@ -1,5 +1,6 @@
 import type { ConfigKey, ConfigSchema } from "../kit/config-schema.js";
 import { metricsHostKey, metricsPortKey } from "../kit/metrics.js";
+import { otlpEndpointKey } from "../kit/tracing.js";
 
 /** `--default-models` / `--no-default-models`: the embedded default of `npm start`. */
 export const defaultModelsKey: ConfigKey<boolean> = {
@@ -16,4 +17,5 @@ export const meshConfigSchema = {
   defaultModels: defaultModelsKey,
   metricsHost: metricsHostKey,
   metricsPort: metricsPortKey,
+  otlpEndpoint: otlpEndpointKey,
 } satisfies ConfigSchema;
