@@ -2,19 +2,22 @@
 // against the Kubernetes schemas (kubernetes-models) and against the code: every command, flag, env var,
 // port, peer address and health-check name they use is read from the CLI, the config schemas and the
 // running services, not from a second list.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readConfig } from "../../services/kit/config-schema.js";
 import { silentLogger } from "../../services/kit/logger.js";
+import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
 import { modelPathKey } from "../../services/kit/model-path-key.js";
 import { type ServiceName, logFormatKey, logLevelKey, peerAddressKey } from "../../services/kit/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DeployRender, KEPLER_SIDECAR_RENDER, renderAll } from "./support/deploy-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
-import { type Json, describeObject, validateWithKubernetesModels } from "./support/rendered-manifests.js";
+import { type Json, describeObject, parseYamlDocuments, validateWithKubernetesModels } from "./support/rendered-manifests.js";
+import { REPO_ROOT } from "../support/child-process.js";
 import { findServiceForAddress, routeServicePort } from "./support/service-routing.js";
 
 const PROBES = ["startupProbe", "readinessProbe", "livenessProbe"] as const;
@@ -80,6 +83,8 @@ describe("rendered Kubernetes manifests", () => {
         const known = new Set([
           logLevelKey.env,
           logFormatKey.env,
+          // `serve`'s own keys (services/mesh/default-models-config.ts): default models, metrics, tracing
+          ...Object.values(meshConfigSchema).map((key) => key.env),
           ...container.services.flatMap((service) =>
             Object.values(SERVICE_LAUNCHERS[service].configSchema).map((key) => key.env),
           ),
@@ -99,8 +104,11 @@ describe("rendered Kubernetes manifests", () => {
           expect(config.host, `${where} ${service} host`).toBe("0.0.0.0");
           return config.port as number;
         });
+        // The process's /metrics port too, when it listens beyond the pod's loopback.
+        const metrics = readConfig(meshConfigSchema, container.env, container.flags);
+        const exposed = metrics.metricsHost === "0.0.0.0" && metrics.metricsPort >= 0 ? [...listening, metrics.metricsPort] : listening;
         const containerPorts = (container.container.ports ?? []).map((port: Json) => port.containerPort).sort();
-        expect(containerPorts, where).toEqual([...listening].sort());
+        expect(containerPorts, where).toEqual([...exposed].sort());
         expect(container.container.command, `${where}: the image's ENTRYPOINT runs kepler-model`).toBeUndefined();
         // Kubelet's gRPC probe speaks plaintext only: a container serving TLS is probed by TCP connect.
         const tls = container.services.some((service) => effectiveConfig(container, service).tlsCert !== "");
@@ -158,6 +166,26 @@ describe("rendered Kubernetes manifests", () => {
         }
       }
     }
+  });
+
+  it("are scraped by deploy/monitoring/podmonitor.yaml: it selects every pod whose metrics port is exposed, by that port's name", () => {
+    const [monitor] = parseYamlDocuments(readFileSync(join(REPO_ROOT, "deploy/monitoring/podmonitor.yaml"), "utf8"), "podmonitor.yaml");
+    expect(monitor!.kind).toBe("PodMonitor");
+    const selector = monitor!.spec.selector.matchLabels as Record<string, string>;
+    const [endpoint] = monitor!.spec.podMetricsEndpoints as Json[];
+    let selected = 0;
+    for (const render of renders) {
+      for (const container of findModelContainers(render.objects)) {
+        const metrics = readConfig(meshConfigSchema, container.env, container.flags);
+        if (metrics.metricsHost !== "0.0.0.0") continue; // e.g. the estimator inside Kepler's pod keeps it local
+        const where = `${render.name}: ${container.where}`;
+        expect(Object.entries(selector).every(([key, value]) => container.podLabels[key] === value), where).toBe(true);
+        const port = (container.container.ports as Json[]).find((candidate) => candidate.name === endpoint!.port);
+        expect(port?.containerPort, where).toBe(metrics.metricsPort);
+        selected++;
+      }
+    }
+    expect(selected).toBeGreaterThanOrEqual(9);
   });
 
   it("keep every MODEL_PATH on a PersistentVolumeClaim that the overlay creates", () => {

@@ -134,10 +134,12 @@ describe("network policies", () => {
     }
   });
 
-  it("refuse Prometheus (no /metrics endpoint) and unlabelled pods everywhere", () => {
+  it("admit Prometheus to the metrics port (8106) only, and refuse unlabelled pods everywhere", () => {
     for (const render of renders) {
       for (const server of findModelContainers(render.objects)) {
         if (server.podLabels["app.kubernetes.io/name"] === "kepler-exporter") continue;
+        expect(isIngressAllowed(render.objects, PROMETHEUS, podOf(server), 8106), `${render.name}: ${server.where} metrics`).toBe(true);
+        expect(isIngressAllowed(render.objects, STRANGER, podOf(server), 8106), `${render.name}: ${server.where} metrics`).toBe(false);
         for (const service of server.services) {
           for (const client of [PROMETHEUS, STRANGER]) {
             expect(
