@@ -95,10 +95,12 @@ export function callMetricsEnabled(): boolean {
  * are bound once per method, so a call costs two map lookups and no allocation beyond nice-grpc's own.
  */
 export function createRpcMetricsMiddleware(service: string) {
-  const bound = new Map<
-    string,
-    { inFlight: ReturnType<typeof rpcInFlight.labels>; duration: ReturnType<typeof rpcDuration.labels> }
-  >();
+  interface Bound {
+    inFlight: ReturnType<typeof rpcInFlight.labels>;
+    duration: ReturnType<typeof rpcDuration.labels>;
+    ok: ReturnType<typeof rpcRequests.labels>;
+  }
+  const bound = new Map<string, Bound>();
   return async function* rpcMetrics<Request, Response>(
     call: ServerMiddlewareCall<Request, Response>,
     context: CallContext,
@@ -106,21 +108,25 @@ export function createRpcMetricsMiddleware(service: string) {
     const method = call.method.path;
     let children = bound.get(method);
     if (children === undefined) {
-      children = { inFlight: rpcInFlight.labels(service, method), duration: rpcDuration.labels(service, method) };
+      children = {
+        inFlight: rpcInFlight.labels(service, method),
+        duration: rpcDuration.labels(service, method),
+        ok: rpcRequests.labels(service, method, "OK"),
+      };
       bound.set(method, children);
     }
     const started = performance.now();
     children.inFlight.inc();
-    let code = "OK";
     try {
-      return yield* call.next(call.request, context);
+      const result = yield* call.next(call.request, context);
+      children.ok.inc();
+      return result;
     } catch (error) {
-      code = statusOf(error);
+      rpcRequests.labels(service, method, statusOf(error)).inc();
       throw error;
     } finally {
       children.inFlight.dec();
       children.duration.observe((performance.now() - started) / 1000);
-      rpcRequests.inc({ service, method, code });
     }
   };
 }
