@@ -1,4 +1,4 @@
-import { measuredRun } from "./metrics.js";
+import { measuredPeers, measuredRun } from "./metrics.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline_service.js";
 import { createIsolatorClient } from "../isolator/client.js";
@@ -28,7 +28,7 @@ export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: 
   const closePeers = () => {
     for (const client of Object.values(clients)) client.close();
   };
-  const peers = createGrpcPeers(clients);
+  const peers = measuredPeers(createGrpcPeers(clients));
   const logger = deps.logger.child({ service: "pipeline" });
   const online = new OnlinePipelines({
     run: (options, gate, signal) => measuredRun("online", () => runPipeline(options, { peers, signal }, gate)),

@@ -1,7 +1,9 @@
 // The pipeline service's own metrics: runs by kind and outcome (an online run with no new data is
-// "skipped") and their duration, models trained per outcome (the kit adds per-RPC metrics; the trainer's
-// and extractor's calls are measured where they are served).
+// "skipped") and their duration, models trained per outcome, and per stage (each peer call: query,
+// extract, isolate, train, ...) its duration and the rows in and out, per trainer its duration (the kit
+// adds per-RPC metrics, on every service).
 import { counter, histogram } from "../kit/metrics.js";
+import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import type { PipelineRunSummary } from "./domain/run-pipeline.js";
 
 const runs = counter("kepler_model_pipeline_runs_total", "Pipeline runs by kind (once, online) and outcome.", [
@@ -26,4 +28,64 @@ export async function measuredRun(kind: "once" | "online", work: () => Promise<P
   } finally {
     duration.observe({ kind }, (performance.now() - started) / 1000);
   }
+}
+
+const stageDuration = histogram(
+  "kepler_model_pipeline_stage_duration_seconds",
+  "Duration of each pipeline stage call in seconds.",
+  ["stage"],
+);
+const stageRows = counter(
+  "kepler_model_pipeline_stage_rows_total",
+  "Table rows into and out of the extract, isolate and train stages.",
+  ["stage", "direction"],
+);
+const trainerDuration = histogram(
+  "kepler_model_pipeline_trainer_duration_seconds",
+  "Duration of one trainer's Train call in seconds.",
+  ["trainer"],
+);
+
+async function timed<T>(stage: string, work: () => Promise<T>, extra?: (seconds: number) => void): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    const seconds = (performance.now() - started) / 1000;
+    stageDuration.observe({ stage }, seconds);
+    extra?.(seconds);
+  }
+}
+
+/** The peers with every stage call measured. */
+export function measuredPeers(peers: PipelinePeers): PipelinePeers {
+  return {
+    ...peers,
+    queryPrometheus: (window, signal) => timed("query", () => peers.queryPrometheus(window, signal)),
+    describeData: (response, options, signal) => timed("describe", () => peers.describeData(response, options, signal)),
+    extract: (response, spec, signal) =>
+      timed("extract", async () => {
+        const table = await peers.extract(response, spec, signal);
+        stageRows.inc({ stage: "extract", direction: "out" }, table.rowCount);
+        return table;
+      }),
+    buildIdleProfiles: (idle, options, signal) => timed("profile", () => peers.buildIdleProfiles(idle, options, signal)),
+    isolate: (table, spec, signal) =>
+      timed("isolate", async () => {
+        stageRows.inc({ stage: "isolate", direction: "in" }, table.rowCount);
+        const isolated = await peers.isolate(table, spec, signal);
+        stageRows.inc({ stage: "isolate", direction: "out" }, isolated.table.rowCount);
+        return isolated;
+      }),
+    train: (table, spec, signal) =>
+      timed(
+        "train",
+        () => {
+          stageRows.inc({ stage: "train", direction: "in" }, table.rowCount);
+          return peers.train(table, spec, signal);
+        },
+        (seconds) => trainerDuration.observe({ trainer: spec.trainerName }, seconds),
+      ),
+    writePipelineMetadata: (name, metadata, files) => timed("metadata", () => peers.writePipelineMetadata(name, metadata, files)),
+  };
 }

@@ -40,3 +40,10 @@ export function measureStore(store: ModelStore): void {
 export function observeSelectionFailure(reason: string): void {
   selectionFailures.inc({ reason });
 }
+
+const exports = counter("kepler_model_registry_exports_total", "Pipelines exported (ExportPipeline).", []);
+
+/** Counts an exported pipeline. */
+export function observeExport(): void {
+  exports.inc();
+}

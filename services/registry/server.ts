@@ -15,7 +15,7 @@ import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
 import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
-import { observeSelectionFailure } from "./metrics.js";
+import { observeExport, observeSelectionFailure } from "./metrics.js";
 import {
   locationFromProto,
   locationToProto,
@@ -334,6 +334,7 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
 
     async *exportPipeline(request) {
       const bytes = await exportPipeline(store, request.pipelineName);
+      observeExport();
       let first = true;
       for (const chunk of chunksOf(bytes)) {
         yield first

@@ -147,6 +147,15 @@ describe("metrics of the mesh on one /metrics endpoint", () => {
       );
       expect(value(after, "kepler_model_pipeline_runs_total", { kind: "once", outcome: "succeeded" })).toBeGreaterThanOrEqual(1);
       expect(value(after, "kepler_model_pipeline_models_total", { outcome: "succeeded" })).toBeGreaterThanOrEqual(models.length);
+      // Per stage (rows in and out, durations) and per trainer, from the default training.
+      expect(value(after, "kepler_model_pipeline_stage_rows_total", { stage: "extract", direction: "out" })).toBeGreaterThan(0);
+      expect(value(after, "kepler_model_pipeline_stage_rows_total", { stage: "isolate", direction: "in" })).toBeGreaterThan(
+        value(after, "kepler_model_pipeline_stage_rows_total", { stage: "isolate", direction: "out" }),
+      );
+      expect(value(after, "kepler_model_pipeline_stage_duration_seconds_count", { stage: "train" })).toBe(
+        value(after, "kepler_model_pipeline_trainer_duration_seconds_count", { trainer: "LinearRegressionTrainer" }) +
+          value(after, "kepler_model_pipeline_trainer_duration_seconds_count", { trainer: "SGDRegressorTrainer" }),
+      );
       // Node process metrics (heap, event-loop lag) come with it.
       expect(after).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
       expect(after).toMatch(/^nodejs_eventloop_lag_seconds \S+/m);
