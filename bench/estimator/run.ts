@@ -171,8 +171,60 @@ async function runCase(address: string, request: EstimateRequest, clients: numbe
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+async function startFloor(): Promise<{ child: ChildProcess; address: string }> {
+  const script = new URL("./floor-server.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const found = /listening (\d+)/.exec(output)?.[1];
+      if (found !== undefined) resolve(found);
+    });
+    child.on("exit", (code) => reject(new Error(`floor server exited (${code}): ${output}`)));
+  });
+  return { child, address: `127.0.0.1:${port}` };
+}
+
+// The estimator against the transport floor: a bare grpc-js server answering the same message sizes,
+// runs interleaved, median calls/s of 5 rounds each (issue goal: the estimator within 1.3x of the floor).
+async function transportFloor(estimatorAddress: string): Promise<void> {
+  const floor = await startFloor();
+  try {
+    const rows: string[][] = [];
+    for (const n of [1, 100]) {
+      for (const clients of [1, 16]) {
+        const request = estimateRequest("LinearRegressionTrainer", n);
+        const calls = clients === 1 ? 300 : 40;
+        const ours: number[] = [];
+        const bare: number[] = [];
+        for (let round = 0; round < 5; round++) {
+          ours.push((await runCase(estimatorAddress, request, clients, calls)).callsPerSecond);
+          bare.push((await runCase(floor.address, request, clients, calls)).callsPerSecond);
+        }
+        rows.push([
+          String(n),
+          String(clients),
+          median(bare).toFixed(0),
+          median(ours).toFixed(0),
+          (median(bare) / median(ours)).toFixed(2),
+        ]);
+      }
+    }
+    printTable(
+      "Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of 5 rounds)",
+      ["rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
+      rows,
+    );
+  } finally {
+    floor.child.kill("SIGTERM");
+    await new Promise((resolve) => floor.child.on("exit", resolve));
+  }
+}
+
 // The price of metrics: the same server process with per-call measuring on (`--metrics-port 0`, the
-// default behaviour) and off (`--metrics-port -1`), runs interleaved, median calls/s of 5 rounds each.
+// default behaviour) and off (`--metrics-port -1`), runs interleaved, median calls/s of 9 rounds each
+// (this machine's run-to-run noise is several percent).
 async function metricsCost(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "bench-metrics-"));
   const on = await startServers(join(dir, "on"), "0");
@@ -187,7 +239,7 @@ async function metricsCost(): Promise<void> {
         const calls = clients === 1 ? 300 : 40;
         const measured: number[] = [];
         const bare: number[] = [];
-        for (let round = 0; round < 5; round++) {
+        for (let round = 0; round < 9; round++) {
           measured.push((await runCase(on.estimator, request, clients, calls)).callsPerSecond);
           bare.push((await runCase(off.estimator, request, clients, calls)).callsPerSecond);
         }
@@ -196,7 +248,7 @@ async function metricsCost(): Promise<void> {
       }
     }
     printTable(
-      "Estimate calls/s with metrics off and on (linear model, interleaved, median of 5 rounds)",
+      "Estimate calls/s with metrics off and on (linear model, interleaved, median of 9 rounds)",
       ["rows/call", "clients", "off calls/s", "on calls/s", "on/off"],
       rows,
     );
@@ -271,6 +323,7 @@ export default async function run(): Promise<void> {
       ["model", "rows/call", "clients", "p50 ms", "p99 ms", "calls/s", "rows/s"],
       rows,
     );
+    await transportFloor(servers.estimator);
   } finally {
     servers.child.kill("SIGTERM");
     await new Promise((resolve) => servers.child.on("exit", resolve));
