@@ -4,7 +4,12 @@
 // count, serialised per call as any server must). Run as a child process by bench/estimator/run.ts;
 // prints `listening <port>`.
 import * as grpc from "@grpc/grpc-js";
-import { EstimateRequest, EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import {
+  EstimateRequest,
+  EstimateResponse,
+  EstimateStreamRequest,
+  EstimateStreamResponse,
+} from "../../services/generated/kepler/model/v1/estimator_service.js";
 
 const COMPONENTS = ["package", "core", "uncore", "dram"];
 const answers = new Map<number, EstimateResponse>();
@@ -50,8 +55,23 @@ server.addService(
       responseSerialize: (response: EstimateResponse) => Buffer.from(EstimateResponse.encode(response).finish()),
       responseDeserialize: (bytes: Buffer) => EstimateResponse.decode(bytes),
     },
+    estimateStream: {
+      path: "/kepler.model.v1.EstimatorService/EstimateStream",
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: (request: EstimateStreamRequest) => Buffer.from(EstimateStreamRequest.encode(request).finish()),
+      requestDeserialize: (bytes: Buffer) => EstimateStreamRequest.decode(bytes),
+      responseSerialize: (response: EstimateStreamResponse) => Buffer.from(EstimateStreamResponse.encode(response).finish()),
+      responseDeserialize: (bytes: Buffer) => EstimateStreamResponse.decode(bytes),
+    },
   },
   {
+    estimateStream: (call: grpc.ServerDuplexStream<EstimateStreamRequest, EstimateStreamResponse>) => {
+      call.on("data", (item: EstimateStreamRequest) =>
+        call.write({ requestId: item.requestId, result: { $case: "estimate", value: answer(item.estimate?.rowCount ?? 0) } }),
+      );
+      call.on("end", () => call.end());
+    },
     estimate: (call: grpc.ServerUnaryCall<EstimateRequest, EstimateResponse>, callback: grpc.sendUnaryData<EstimateResponse>) =>
       callback(null, answer(call.request.rowCount)),
   },

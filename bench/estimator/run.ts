@@ -186,6 +186,35 @@ async function startFloor(): Promise<{ child: ChildProcess; address: string }> {
   return { child, address: `127.0.0.1:${port}` };
 }
 
+/** Messages per second over one EstimateStream per client, every request sent at once (a collector's pace is one per tick). */
+async function runStreamCase(
+  address: string,
+  request: EstimateRequest,
+  clients: number,
+  messagesPerClient: number,
+): Promise<number> {
+  const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
+  const send = (count: number) =>
+    (async function* () {
+      for (let i = 0; i < count; i++) yield { requestId: String(i), estimate: request };
+    })();
+  for (const c of channels) for await (const _ of c.client.estimateStream(send(5))); // warm-up
+  const start = performance.now();
+  await Promise.all(
+    channels.map(async (c) => {
+      let answered = 0;
+      for await (const response of c.client.estimateStream(send(messagesPerClient))) {
+        if (response.result?.$case !== "estimate") throw new Error(`stream item failed: ${JSON.stringify(response.result)}`);
+        answered++;
+      }
+      if (answered !== messagesPerClient) throw new Error(`${answered} of ${messagesPerClient} answered`);
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  for (const c of channels) c.close();
+  return (clients * messagesPerClient) / seconds;
+}
+
 // The estimator against the transport floor: a bare grpc-js server answering the same message sizes,
 // runs interleaved, median calls/s of 5 rounds each (issue goal: the estimator within 1.3x of the floor).
 async function transportFloor(estimatorAddress: string): Promise<void> {
@@ -203,17 +232,32 @@ async function transportFloor(estimatorAddress: string): Promise<void> {
           bare.push((await runCase(floor.address, request, clients, calls)).callsPerSecond);
         }
         rows.push([
+          "unary",
           String(n),
           String(clients),
           median(bare).toFixed(0),
           median(ours).toFixed(0),
           (median(bare) / median(ours)).toFixed(2),
         ]);
+        const oursStream: number[] = [];
+        const bareStream: number[] = [];
+        for (let round = 0; round < 5; round++) {
+          oursStream.push(await runStreamCase(estimatorAddress, request, clients, clients === 1 ? 1000 : 200));
+          bareStream.push(await runStreamCase(floor.address, request, clients, clients === 1 ? 1000 : 200));
+        }
+        rows.push([
+          "stream",
+          String(n),
+          String(clients),
+          median(bareStream).toFixed(0),
+          median(oursStream).toFixed(0),
+          (median(bareStream) / median(oursStream)).toFixed(2),
+        ]);
       }
     }
     printTable(
       "Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of 5 rounds)",
-      ["rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
+      ["call", "rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
       rows,
     );
   } finally {
