@@ -1,0 +1,118 @@
+// Side by side with the Python reference kepler-model-server (issue 19 item 5): node- and container-level
+// extraction of the synthetic recording (200 containers x 1,200 samples) and the whole pipeline on the
+// bundled coremark recording (both sources, CounterOnly, every trainer for AbsPower and DynPower, min
+// isolator). Each case is a whole process (ours: bench/reference/ours-run.ts, the reference:
+// reference_run.py with its src/ on PYTHONPATH), runs interleaved, 3 each; medians, ratios, peak RSS.
+//   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference
+// Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo and python3-psutil.
+// Without REFERENCE_DIR, or when the reference does not import, it says why and measures nothing.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
+import { printTable } from "../support/measure.js";
+import { BASE_SHAPE, writeSyntheticResponse } from "../support/synthetic-response.js";
+
+const ROUNDS = 3;
+const here = new URL(".", import.meta.url).pathname;
+
+interface Run {
+  seconds: number;
+  maxRssMiB: number;
+  rows: number;
+}
+
+function timedChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (data: Buffer) => (out += data.toString()));
+    child.stderr.on("data", (data: Buffer) => (err += data.toString()));
+    child.on("exit", (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code !== 0 || !line.startsWith("{")) {
+        reject(new Error(`${command} ${args.join(" ")} exited ${code}: ${err.slice(-2000)}`));
+        return;
+      }
+      const parsed = JSON.parse(line) as { rows: number; maxRssMiB: number };
+      resolve({ seconds, maxRssMiB: parsed.maxRssMiB, rows: parsed.rows });
+    });
+  });
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export default async function run(): Promise<void> {
+  const referenceDir = process.env.REFERENCE_DIR ?? "";
+  const python = process.env.REFERENCE_PYTHON ?? "/usr/bin/python3";
+  if (referenceDir === "" || !existsSync(join(referenceDir, "src/kepler_model"))) {
+    console.log("skipped: set REFERENCE_DIR to a checkout of sustainable-computing-io/kepler-model-server (3829b62)");
+    return;
+  }
+  const pythonEnv = { ...process.env, PYTHONPATH: join(referenceDir, "src") };
+  const probe = spawnSync(python, ["-c", "import sklearn, pandas, xgboost, kepler_model.train"], {
+    env: pythonEnv,
+    encoding: "utf8",
+  });
+  if (probe.status !== 0) {
+    console.log(`skipped: the reference does not import with ${python}: ${probe.stderr.trim().split("\n").at(-1)}`);
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), "bench-reference-"));
+  try {
+    const synthetic = join(dir, "synthetic.json");
+    await writeSyntheticResponse(synthetic, BASE_SHAPE);
+    const coremark = join(dir, "coremark.json");
+    await writeFile(
+      coremark,
+      gunzipSync(await readFile(new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url))),
+    );
+    const trainers = listTrainers()
+      .map((trainer) => trainer.name)
+      .join(",");
+    const cases = [
+      { name: "node-level extract, synthetic", args: ["extract-node", synthetic] },
+      { name: "container-level extract, synthetic", args: ["extract-container", synthetic] },
+      {
+        name: `whole coremark pipeline, 2 sources x Abs+Dyn x ${listTrainers().length} trainers`,
+        args: ["pipeline", coremark, trainers],
+      },
+    ];
+    const rows: string[][] = [];
+    for (const { name, args } of cases) {
+      const ours: Run[] = [];
+      const reference: Run[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        ours.push(await timedChild(process.execPath, ["--import", "tsx", join(here, "ours-run.ts"), ...args], process.env));
+        reference.push(
+          await timedChild(python, [join(here, "reference_run.py"), ...args], {
+            ...pythonEnv,
+            MODEL_PATH: join(dir, "reference-models"),
+          }),
+        );
+      }
+      const [oursSeconds, referenceSeconds] = [median(ours.map((r) => r.seconds)), median(reference.map((r) => r.seconds))];
+      rows.push([
+        name,
+        referenceSeconds.toFixed(2),
+        oursSeconds.toFixed(2),
+        (referenceSeconds / oursSeconds).toFixed(1),
+        median(reference.map((r) => r.maxRssMiB)).toFixed(0),
+        median(ours.map((r) => r.maxRssMiB)).toFixed(0),
+      ]);
+    }
+    printTable(
+      `Ours against the Python reference (${python}, whole processes, interleaved, median of ${ROUNDS})`,
+      ["case", "reference s", "ours s", "reference/ours", "reference peak MiB", "ours peak MiB"],
+      rows,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
