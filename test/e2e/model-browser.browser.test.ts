@@ -14,7 +14,7 @@ import { readRegistryConfig } from "../../services/registry/config.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { readZip } from "../../services/models/index.js";
 import { extractorFixturePath } from "../support/extractor-fixtures.js";
-import { runCliCaptured as run } from "../support/run-cli.js";
+import { runCliCaptured as run, trainCoremarkWithCli } from "../support/run-cli.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
@@ -32,24 +32,12 @@ beforeAll(async () => {
   if (!available) return;
   folder = await mkdtemp(join(tmpdir(), "model-browser-"));
   modelPath = join(folder, "models");
-  for (const source of ["rapl-sysfs", "acpi"]) {
-    const trained = await run([
-      "train",
-      "--input",
-      COREMARK,
-      "--source",
-      source,
-      "--feature-group",
-      "CounterOnly",
-      "--trainers",
-      TRAINERS.join(","),
-      "--pipeline",
-      "browsed",
-      "--model-path",
-      modelPath,
-    ]);
-    expect(trained.code, trained.stderr).toBe(0);
-  }
+  await trainCoremarkWithCli(modelPath, "browsed", {
+    input: COREMARK,
+    sources: ["rapl-sysfs", "acpi"],
+    featureGroups: ["CounterOnly"],
+    trainers: TRAINERS,
+  });
   // Without --out the report goes to the pipeline's report/ folder, which the page shows.
   const report = await run(["report", "--pipeline", "browsed", "--input", COREMARK, "--model-path", modelPath]);
   expect(report.code, report.stderr).toBe(0);

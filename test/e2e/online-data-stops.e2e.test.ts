@@ -19,19 +19,19 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { createTrainerClient } from "../../services/trainer/client.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
 import {
+  COREMARK_WINDOW,
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
+  shiftToYesterday,
   startPrometheus,
 } from "../support/prometheus.js";
 
-const STEP_SECONDS = 3;
-const FIRST = 1695361425;
+const { stepSeconds: STEP_SECONDS, first: FIRST } = COREMARK_WINDOW;
 // The data stops after STOP and resumes at RESUME (samples strictly between them are dropped).
 const STOP = FIRST + 300;
 const RESUME = STOP + 120;
-// The recording moved to a day ago, a whole number of steps so the query grid hits every sample.
-const SHIFT = Math.floor((Date.now() / 1000 - 86_400 - FIRST) / STEP_SECONDS) * STEP_SECONDS;
+const SHIFT = shiftToYesterday();
 // The service clock per run: five runs after the data stopped (at every phase of the 3 s grid), then one
 // after it resumed.
 const CLOCK = [10, 17, 24.5, 31, 38, 150].map((offset) => STOP + SHIFT + offset);

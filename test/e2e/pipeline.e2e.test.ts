@@ -28,17 +28,16 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { createTrainerClient } from "../../services/trainer/client.js";
 import { readGoldenCsv, recordedResponseText } from "../support/extractor-fixtures.js";
 import {
+  COREMARK_WINDOW,
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
+  shiftToYesterday,
   startPrometheus,
 } from "../support/prometheus.js";
 
-const STEP_SECONDS = 3;
-const FIRST = 1695361425;
-const LAST = 1695361986;
-// The 2023 recording moved to a day ago, a whole number of steps so query_range's grid hits every sample.
-const SHIFT = Math.floor((Date.now() / 1000 - 86_400 - FIRST) / STEP_SECONDS) * STEP_SECONDS;
+const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
+const SHIFT = shiftToYesterday();
 const SOURCES = ["rapl-sysfs", "acpi"] as const;
 // Valid for the coremark recording (reference counts.json: valid_groups).
 const FEATURE_GROUPS = ["CounterIRQCombined", "CounterOnly"];

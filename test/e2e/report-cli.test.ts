@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractorFixturePath } from "../support/extractor-fixtures.js";
-import { runCliCaptured as run } from "../support/run-cli.js";
+import { runCliCaptured as run, trainCoremarkWithCli } from "../support/run-cli.js";
 
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
 const TRAINERS = ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"];
@@ -22,26 +22,12 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "report-cli-"));
   modelPath = join(folder, "models");
   out = join(folder, "report");
-  for (const source of SOURCES) {
-    for (const group of ["CounterOnly", "CounterIRQCombined"]) {
-      const trained = await run([
-        "train",
-        "--input",
-        COREMARK,
-        "--source",
-        source,
-        "--feature-group",
-        group,
-        "--trainers",
-        TRAINERS.join(","),
-        "--pipeline",
-        "reported",
-        "--model-path",
-        modelPath,
-      ]);
-      expect(trained.code, trained.stderr).toBe(0);
-    }
-  }
+  await trainCoremarkWithCli(modelPath, "reported", {
+    input: COREMARK,
+    sources: SOURCES,
+    featureGroups: ["CounterOnly", "CounterIRQCombined"],
+    trainers: TRAINERS,
+  });
 }, 120_000);
 
 afterAll(async () => {

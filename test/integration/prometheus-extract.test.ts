@@ -21,19 +21,18 @@ import type { TableChunk } from "../../services/generated/kepler/model/v1/table.
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
 import {
+  COREMARK_WINDOW,
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
+  shiftToYesterday,
   startPrometheus,
 } from "../support/prometheus.js";
 
-const STEP_SECONDS = 3;
-const FIRST = 1695361425;
-const LAST = 1695361986;
+const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
 const text = recordedResponseText("coremark");
 const saved = JSON.parse(text) as SavedResponseDocument;
-// Move the 2023 data to a day ago (a whole number of steps, so query_range's grid hits every sample).
-const SHIFT = Math.floor((Date.now() / 1000 - 86_400 - FIRST) / STEP_SECONDS) * STEP_SECONDS;
+const SHIFT = shiftToYesterday();
 
 let prometheus: PrometheusInstance;
 let server: ServerHandle;

@@ -12,18 +12,17 @@ import { type ExtractOptions, extract } from "../../services/extractor/domain/ex
 import { readPrometheusWindow } from "../../services/extractor/domain/read-prometheus-window.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
 import {
+  COREMARK_WINDOW,
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
+  shiftToYesterday,
   startPrometheus,
 } from "../support/prometheus.js";
 
-const STEP_SECONDS = 3;
-const FIRST = 1695361425;
-const LAST = 1695361986;
+const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
 const saved = JSON.parse(recordedResponseText("coremark")) as SavedResponseDocument;
-// The 2023 data moved to a day ago by a whole number of steps, so the query grid hits every sample.
-const SHIFT = Math.floor((Date.now() / 1000 - 86_400 - FIRST) / STEP_SECONDS) * STEP_SECONDS;
+const SHIFT = shiftToYesterday();
 
 /** The recording as query_range returns it with the given lookback: stopped series repeated. */
 function withLookback(document: SavedResponseDocument, lookbackSeconds: number): SavedResponseDocument {

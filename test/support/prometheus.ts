@@ -138,6 +138,18 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The bundled coremark recording's window: 3 s steps from `first` to `last` (Unix seconds, 2023-09-22). */
+export const COREMARK_WINDOW = { stepSeconds: 3, first: 1695361425, last: 1695361986 } as const;
+
+/**
+ * Seconds that move the 2023 recording to a day ago (Prometheus keeps backfilled blocks relative to now),
+ * a whole number of steps so query_range's grid hits every sample.
+ */
+export function shiftToYesterday(): number {
+  const { first, stepSeconds } = COREMARK_WINDOW;
+  return Math.floor((Date.now() / 1000 - 86_400 - first) / stepSeconds) * stepSeconds;
+}
+
 /** A saved-response document: metric name -> series with `[seconds, "value"]` samples. */
 export type SavedResponseDocument = Record<string, Array<{ metric: Record<string, string>; values: Array<[number, string]> }>>;
 

@@ -23,3 +23,29 @@ export async function runCliCaptured(argv: readonly string[], options: { stderrI
   const code = await runCli(argv, { stdout, stderr, env: {} });
   return { code, stdout: out, stderr: err };
 }
+
+/**
+ * Trains AbsPower models from the bundled coremark recording with `kepler-model train` into `modelPath`,
+ * one call per source and feature group; throws with the CLI's stderr when one fails.
+ */
+export async function trainCoremarkWithCli(
+  modelPath: string,
+  pipeline: string,
+  options: { sources: readonly string[]; featureGroups: readonly string[]; trainers: readonly string[]; input: string },
+): Promise<void> {
+  for (const source of options.sources) {
+    for (const group of options.featureGroups) {
+      const argv = ["train", "--input", options.input, "--source", source, "--feature-group", group];
+      const trained = await runCliCaptured([
+        ...argv,
+        "--trainers",
+        options.trainers.join(","),
+        "--pipeline",
+        pipeline,
+        "--model-path",
+        modelPath,
+      ]);
+      if (trained.code !== 0) throw new Error(`kepler-model ${argv.join(" ")} failed: ${trained.stderr}`);
+    }
+  }
+}
