@@ -2,6 +2,7 @@ import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfi
 import { modelPathKey } from "../kit/model-path-key.js";
 import { hostKey, portKey } from "../kit/service-addresses.js";
 import { securityConfigSchema } from "../kit/security-config.js";
+import { parseS3Url, s3ConfigSchema } from "../object-store/index.js";
 
 const rescanIntervalKey: ConfigKey<number> = {
   type: "integer",
@@ -23,6 +24,34 @@ const sourcePipelinesKey: ConfigKey<string[]> = {
     const bad = value.find((pair) => !/^[^=]+=[^=]+$/.test(pair));
     return bad === undefined ? undefined : `expected source=pipeline pairs, got "${bad}"`;
   },
+};
+
+const modelStoreKey: ConfigKey<string> = {
+  type: "string",
+  default: "",
+  env: "KEPLER_MODEL_STORE",
+  flag: "model-store",
+  description:
+    "Shared model store, s3://bucket/prefix (same layout as MODEL_PATH; registries over one bucket see each other's models); MODEL_PATH then is this registry's cache of it. Empty: the local folder alone.",
+  check: (value) => {
+    if (value === "") return undefined;
+    try {
+      parseS3Url(value, "--model-store");
+      return undefined;
+    } catch (error) {
+      return (error as { reason?: string }).reason ?? (error as Error).message;
+    }
+  },
+};
+
+const storePollKey: ConfigKey<number> = {
+  type: "integer",
+  default: 10_000,
+  env: "KEPLER_MODEL_STORE_POLL_MS",
+  flag: "model-store-poll-ms",
+  description:
+    "How often the registry lists the shared model store for models published by other registries, in ms (0: only at start).",
+  check: (value) => (value >= 0 ? undefined : `expected a non-negative number of milliseconds, got ${value}`),
 };
 
 const MIB = 1024 * 1024;
@@ -90,6 +119,9 @@ export const registryConfigSchema = {
   host: hostKey,
   port: portKey("registry"),
   modelPath: modelPathKey,
+  modelStore: modelStoreKey,
+  modelStorePollMs: storePollKey,
+  ...s3ConfigSchema,
   rescanIntervalMs: rescanIntervalKey,
   sourcePipelines: sourcePipelinesKey,
   ...registryLimitKeys,

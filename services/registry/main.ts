@@ -4,6 +4,8 @@ import type { Logger } from "../kit/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
+import { createS3Client, ObjectBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
+import { BucketReplica } from "./domain/bucket-replica.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryHttpHandler } from "./http-api.js";
 import { measureStore } from "./metrics.js";
@@ -12,6 +14,11 @@ import { createRegistryService } from "./server.js";
 // Keys callers that build the config by hand (tests) may leave out: their schema defaults apply.
 const DEFAULTED_KEYS = {
   ...registryLimitKeys,
+  modelStore: registryConfigSchema.modelStore,
+  modelStorePollMs: registryConfigSchema.modelStorePollMs,
+  s3Endpoint: registryConfigSchema.s3Endpoint,
+  s3Region: registryConfigSchema.s3Region,
+  s3TimeoutMs: registryConfigSchema.s3TimeoutMs,
   httpHeadersTimeoutMs: registryConfigSchema.httpHeadersTimeoutMs,
   httpRequestTimeoutMs: registryConfigSchema.httpRequestTimeoutMs,
 };
@@ -31,8 +38,16 @@ export async function startRegistry(
   const defaults = Object.fromEntries(Object.entries(DEFAULTED_KEYS).map(([name, key]) => [name, key.default]));
   const config = { ...defaults, ...startConfig } as WithSecurity<RegistryConfig>;
   const logger = deps.logger.child({ service: "registry" });
+  const replica =
+    config.modelStore === ""
+      ? undefined
+      : new BucketReplica(
+          new ObjectBucket(createS3Client(s3SettingsOf(config)), parseS3Url(config.modelStore, "--model-store")),
+          logger,
+        );
   const store = await ModelStore.open(config.modelPath, {
     logger,
+    remote: replica,
     sourcePipelines: sourcePipelineMap(config.sourcePipelines),
     zipLimits: {
       maxEntries: config.zipMaxEntries,
@@ -44,6 +59,7 @@ export async function startRegistry(
     { modelPath: config.modelPath, models: store.list().length, pipelines: store.pipelines().length },
     "model folder scanned",
   );
+  const poller = replica === undefined ? undefined : await startPolling(replica, store, config.modelStorePollMs, logger);
   measureStore(store);
   const handle = await startGrpcServer({
     serviceName: "registry",
@@ -84,9 +100,54 @@ export async function startRegistry(
     port: handle.port,
     async close() {
       if (timer !== undefined) clearInterval(timer);
+      poller?.stop();
       // WatchModels streams run until cancelled: end them first so shutdown does not wait for them.
       store.close();
       await handle.close();
+    },
+  };
+}
+
+/**
+ * Fills the cache from the shared store, then pulls every `intervalMs`. An unreachable store at start is
+ * logged and the cached models are served meanwhile; each pull retries.
+ */
+async function startPolling(
+  replica: BucketReplica,
+  store: ModelStore,
+  intervalMs: number,
+  logger: Logger,
+): Promise<{ stop(): void }> {
+  let reachable: boolean | undefined;
+  let running: Promise<void> | undefined;
+  const pull = () =>
+    (running ??= replica
+      .pull(store)
+      .then((result) => {
+        if (reachable !== true)
+          logger.info({ store: replica.name, ...result, models: store.list().length }, "model store reachable");
+        else if (result.published + result.removed + result.pipelineFiles > 0)
+          logger.info({ store: replica.name, ...result }, "applied the model store's changes");
+        reachable = true;
+      })
+      .catch((error: unknown) => {
+        if (reachable !== false)
+          logger.warn(
+            { store: replica.name, reason: (error as Error).message },
+            "model store unreachable; serving the cached models",
+          );
+        reachable = false;
+      })
+      .finally(() => {
+        running = undefined;
+      }));
+  await pull();
+  const timer = intervalMs > 0 ? setInterval(() => void pull(), intervalMs) : undefined;
+  timer?.unref();
+  return {
+    stop() {
+      if (timer !== undefined) clearInterval(timer);
+      replica.bucket.close();
     },
   };
 }

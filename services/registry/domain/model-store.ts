@@ -17,7 +17,7 @@ import {
   type ZipLimits,
 } from "../../models/index.js";
 import { NodeTypeIndex, type NodeSpec } from "../../node-types/index.js";
-import { recoverGroup, type PublishStep, temporarySuffix, writeModelFiles } from "./atomic-publish.js";
+import { type ModelFiles, recoverGroup, type PublishStep, temporarySuffix, writeModelFiles } from "./atomic-publish.js";
 import { type ModelEventKind, ModelEventHub } from "./model-events.js";
 import { modelTableFileName, renderModelTable } from "./model-table.js";
 import { describeStoredModel, locationKey, type StoredModel, UnservableModelError } from "./stored-model.js";
@@ -34,6 +34,26 @@ export interface ModelStoreDeps {
   nowSeconds?: () => number;
   /** Bounds on archives read from clients and from disk (default DEFAULT_ZIP_LIMITS). */
   zipLimits?: ZipLimits;
+  /** A shared store (an S3 bucket) written before the folder, which is then its local cache. */
+  remote?: RemoteModelStore;
+}
+
+/**
+ * A store shared by several registries (bucket-replica.ts). Every write goes there first; a failure
+ * (UnavailableError naming the store) leaves the local folder untouched.
+ */
+export interface RemoteModelStore {
+  /** `s3://bucket/prefix`, for messages. */
+  readonly name: string;
+  /** Writes a model; `onStaged` runs when everything but the zip (what makes the model exist) is written. */
+  putModel(location: ModelLocation, files: ModelFiles, onStaged?: () => void | Promise<void>): Promise<void>;
+  removeModel(location: ModelLocation): Promise<void>;
+  putPipelineFile(pipelineName: string, fileName: string, data: string | Uint8Array): Promise<void>;
+}
+
+/** Writes that apply what the shared store already holds (a pull) skip it. */
+export interface WriteOptions {
+  fromRemote?: boolean;
 }
 
 /** A stored pipeline. */
@@ -279,7 +299,10 @@ export class ModelStore {
    */
   async publish(
     input: PublishInput,
-    options: { kind?: "published" | "imported"; onStep?: (step: PublishStep) => void | Promise<void> } = {},
+    options: WriteOptions & {
+      kind?: "published" | "imported";
+      onStep?: (step: PublishStep | "store-staged") => void | Promise<void>;
+    } = {},
   ): Promise<{ model: StoredModel; replaced: boolean }> {
     const location = this.assertLocation(input.location);
     const entries = readZip(input.zip, "archive", this.zipLimits);
@@ -313,14 +336,12 @@ export class ModelStore {
       });
     }
     const key = locationKey(location);
+    const files: ModelFiles = { zip: input.zip, weightJson: model.weightJson, folderEntries };
     return this.withLock(key, async () => {
       const replaced = this.entries.has(key);
-      await writeModelFiles(
-        groupPath,
-        location.modelName,
-        { zip: input.zip, weightJson: model.weightJson, folderEntries },
-        options.onStep,
-      );
+      const remote = options.fromRemote === true ? undefined : this.deps.remote;
+      await remote?.putModel(location, files, () => options.onStep?.("store-staged"));
+      await writeModelFiles(groupPath, location.modelName, files, options.onStep);
       const written = await statOrUndefined(zipPath);
       // The publish time is the zip's mtime, as a rescan or restart reads it (not the earlier clock).
       if (written !== undefined) model.publishedTimeSeconds = written.mtimeMs / 1000;
@@ -333,18 +354,19 @@ export class ModelStore {
           index: this.parseIndex(location.pipelineName, indexText),
         });
       }
-      await this.writeModelTable(location);
+      await this.writeModelTable(location, options);
       this.emit(options.kind ?? "published", model);
       return { model, replaced };
     });
   }
 
   /** Removes a model (zip first: the zip is what makes it exist) and announces it. */
-  async remove(location: ModelLocation): Promise<void> {
+  async remove(location: ModelLocation, options: WriteOptions = {}): Promise<void> {
     const key = locationKey(location);
     await this.withLock(key, async () => {
       const entry = this.entries.get(key);
       if (entry === undefined) return;
+      if (options.fromRemote !== true) await this.deps.remote?.removeModel(location);
       const groupPath = join(
         this.modelPath,
         location.pipelineName,
@@ -356,7 +378,7 @@ export class ModelStore {
       await rm(join(groupPath, `${location.modelName}.json`), { force: true });
       await rm(join(groupPath, location.modelName), { recursive: true, force: true });
       this.entries.delete(key);
-      await this.writeModelTable(location);
+      await this.writeModelTable(location, options);
       this.emit("removed", entry.model);
     });
   }
@@ -365,7 +387,7 @@ export class ModelStore {
    * Rewrites the pipeline's `<source>_<OutputType>_model_metadata.csv` from the models held now.
    * Serialised per table so a slower writer cannot replace a newer table with an older one.
    */
-  private async writeModelTable(location: ModelLocation): Promise<void> {
+  private async writeModelTable(location: ModelLocation, options: WriteOptions): Promise<void> {
     const { pipelineName, energySource, outputType } = location;
     const tablePath = join(this.modelPath, pipelineName, modelTableFileName(energySource, outputType));
     await this.withLock(`table:${tablePath}`, async () => {
@@ -379,7 +401,19 @@ export class ModelStore {
         await rm(tablePath, { force: true });
         return;
       }
-      await writeFileAtomically(tablePath, renderModelTable(models, componentsOf(assertEnergySource(energySource))));
+      const table = renderModelTable(models, componentsOf(assertEnergySource(energySource)));
+      await writeFileAtomically(tablePath, table);
+      // The shared store's copy is a convenience for kepler-model-db readers (replicas derive their own):
+      // the model is already published, so a failure here is logged, not returned.
+      if (options.fromRemote !== true)
+        await this.deps.remote
+          ?.putPipelineFile(pipelineName, modelTableFileName(energySource, outputType), table)
+          .catch((error: unknown) =>
+            this.deps.logger.warn(
+              { store: this.deps.remote?.name, reason: (error as Error).message },
+              "model table not uploaded",
+            ),
+          );
     });
   }
 
@@ -504,17 +538,25 @@ export class ModelStore {
       const state = this.pipelineStates.get(pipelineName) ?? { name: pipelineName, index: new NodeTypeIndex() };
       const index = NodeTypeIndex.fromJson(state.index.toJson());
       const result = index.indexMachine(machineId, spec);
+      const text = JSON.stringify(index.toJson());
+      await this.deps.remote?.putPipelineFile(pipelineName, NODE_TYPE_INDEX_FILE, text);
       await mkdir(join(this.modelPath, pipelineName), { recursive: true });
-      await writeFileAtomically(join(this.modelPath, pipelineName, NODE_TYPE_INDEX_FILE), JSON.stringify(index.toJson()));
+      await writeFileAtomically(join(this.modelPath, pipelineName, NODE_TYPE_INDEX_FILE), text);
       this.pipelineStates.set(pipelineName, { ...state, index });
       return result;
     });
   }
 
   /** Writes a pipeline-level file (metadata.json, node_type_index.json, a README) atomically. */
-  async writePipelineFile(pipelineName: string, fileName: string, data: string | Uint8Array): Promise<void> {
+  async writePipelineFile(
+    pipelineName: string,
+    fileName: string,
+    data: string | Uint8Array,
+    options: WriteOptions = {},
+  ): Promise<void> {
     assertPathSegment(pipelineName, "pipeline_name");
     await this.withLock(`pipeline:${pipelineName}`, async () => {
+      if (options.fromRemote !== true) await this.deps.remote?.putPipelineFile(pipelineName, fileName, data);
       const path = join(this.modelPath, pipelineName, fileName);
       await mkdir(dirname(path), { recursive: true });
       await writeFileAtomically(path, data);

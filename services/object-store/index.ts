@@ -1,0 +1,4 @@
+// S3-compatible object storage: the registry's shared model store, `models import s3://...` and `s3-push`.
+export { createS3Client, type ObjectEntry, ObjectBucket } from "./object-bucket.js";
+export { s3ConfigSchema, type S3Settings, s3SettingsOf } from "./s3-settings.js";
+export { formatS3Url, keyUnder, parseS3Url, type S3Location } from "./s3-url.js";

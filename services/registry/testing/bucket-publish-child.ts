@@ -1,0 +1,27 @@
+// A separate process that publishes one model into a shared S3 model store and stops at a publish step,
+// so a test can kill it there (test/registry/s3-model-store.test.ts). Credentials come from the
+// environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
+//   node --import tsx bucket-publish-child.ts <modelPath> <s3://bucket/prefix> <endpoint> <location.json> <zip> <step>
+import { readFile } from "node:fs/promises";
+import { createS3Client, ObjectBucket, parseS3Url } from "../../object-store/index.js";
+import { BucketReplica } from "../domain/bucket-replica.js";
+import { ModelStore } from "../domain/model-store.js";
+
+const [modelPath, storeUrl, endpoint, locationPath, zipPath, stopAt] = process.argv.slice(2) as string[];
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const bucket = new ObjectBucket(
+  createS3Client({ endpoint: endpoint as string, region: "us-east-1", requestTimeoutMs: 5000 }),
+  parseS3Url(storeUrl as string, "store"),
+);
+const store = await ModelStore.open(modelPath as string, { logger: quiet, remote: new BucketReplica(bucket, quiet) });
+const location = JSON.parse(await readFile(locationPath as string, "utf8"));
+await store.publish(
+  { location, zip: await readFile(zipPath as string) },
+  {
+    onStep: async (step) => {
+      if (step !== stopAt) return;
+      process.stdout.write(`at ${step}\n`);
+      await new Promise(() => {});
+    },
+  },
+);
