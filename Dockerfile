@@ -33,7 +33,8 @@ COPY services ./services
 COPY wasm-core/src ./wasm-core/src
 COPY --from=builder /src/services/generated ./services/generated
 COPY --from=builder /src/wasm-core/build ./wasm-core/build
-RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-model/models
+RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-model/models \
+    && ln -s /app/bin/kepler-model.js /usr/local/bin/kepler-model
 # The node image's unprivileged user (uid 1000); the Kubernetes manifests run as the same uid.
 USER node
 # registry, estimator, pipeline, extractor, isolator, trainer (services/kit/service-addresses.ts).

@@ -61,7 +61,9 @@ describe("--help everywhere", () => {
   it("the top level lists every command", async () => {
     const { code, out } = await help(["--help"]);
     expect(code).toBe(0);
-    for (const command of COMMANDS) expect(out).toMatch(new RegExp(`^  ${command.name} +${command.summary.slice(0, 20)}`, "m"));
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    for (const command of COMMANDS)
+      expect(out).toMatch(new RegExp(`^  ${literal(command.name)} +${literal(command.summary.slice(0, 20))}`, "m"));
   });
 
   for (const command of COMMANDS) {

@@ -5,6 +5,7 @@ import { extractCommand } from "./extract.js";
 import { isolateCommand } from "./isolate.js";
 import { queryCommand } from "./query.js";
 import { reportCommand } from "./report.js";
+import { s3PushCommand } from "./s3-push.js";
 import { modelsCommand } from "./models.js";
 import { pipelineCommand } from "./pipeline.js";
 import { serveCommand } from "./serve.js";
@@ -24,4 +25,5 @@ export const COMMANDS: readonly Command[] = [
   estimateCommand,
   evaluateCommand,
   reportCommand,
+  s3PushCommand,
 ];

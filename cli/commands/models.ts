@@ -1,17 +1,16 @@
 // `kepler-model models list|best|import|export`: the registry's models from the command line.
-import { readFile, stat, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { writeFile } from "node:fs/promises";
 import { ClientError, Status } from "nice-grpc";
 import type { OutputType as OutputTypeEnum } from "../../services/generated/kepler/model/v1/types.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config-schema.js";
 import { peerAddressKey } from "../../services/kit/service-addresses.js";
-import { zipFolderTree } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
 import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../export-gate.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
+import { readImportSource, S3_FLAGS } from "../import-source.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
@@ -88,19 +87,17 @@ async function best(registry: Registry, flags: Flags): Promise<string> {
   );
 }
 
-async function importPipeline(registry: Registry, flags: Flags, path: string | undefined): Promise<string> {
-  if (path === undefined) throw new UsageError("models import needs a pipeline folder or zip");
-  const local = resolve(path);
-  const name =
-    text(flags, "pipeline") ||
-    local
-      .replace(/\/+$/, "")
-      .split("/")
-      .pop()
-      ?.replace(/\.zip$/, "") ||
-    "";
-  // The registry reads nothing from its own disk for a client: the zip is always streamed.
-  const bytes = (await stat(local)).isDirectory() ? await zipFolderTree(local) : await readFile(local);
+async function importPipeline(
+  registry: Registry,
+  flags: Flags,
+  path: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  if (path === undefined)
+    throw new UsageError("models import needs a pipeline folder or zip, an https:// zip or an s3:// prefix");
+  const source = await readImportSource(path, flags, env);
+  const name = text(flags, "pipeline") || source.name;
+  const bytes = Buffer.from(source.zip.buffer, source.zip.byteOffset, source.zip.byteLength);
   const response = await registry.importPipeline(
     (async function* () {
       yield {
@@ -169,7 +166,7 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
 export const modelsCommand: Command = {
   name: "models",
   summary: "List, rank, import and export the registry's models (calls a running registry).",
-  usage: "list|best|import <folder|zip>|export <pipeline> [flags]",
+  usage: "list|best|import <folder|zip|https://.../<pipeline>.zip|s3://bucket/prefix/<pipeline>>|export <pipeline> [flags]",
   flags: [
     {
       name: "pipeline",
@@ -226,6 +223,7 @@ export const modelsCommand: Command = {
       description: `Registry to call (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
     },
     ...CLIENT_SECURITY_FLAGS,
+    ...S3_FLAGS,
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
     const [action, argument] = positionals;
@@ -237,7 +235,7 @@ export const modelsCommand: Command = {
     try {
       if (action === "list") stdout.write(await list(registry.client, flags));
       else if (action === "best") stdout.write(await best(registry.client, flags));
-      else if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument));
+      else if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument, env));
       else stdout.write(await exportPipeline(registry.client, flags, argument));
       return 0;
     } catch (error) {

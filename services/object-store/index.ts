@@ -2,3 +2,4 @@
 export { createS3Client, type ObjectEntry, ObjectBucket } from "./object-bucket.js";
 export { s3ConfigSchema, type S3Settings, s3SettingsOf } from "./s3-settings.js";
 export { formatS3Url, keyUnder, parseS3Url, type S3Location } from "./s3-url.js";
+export { uploadFolder, zipBucketFolder } from "./folder-transfer.js";

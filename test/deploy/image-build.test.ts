@@ -156,6 +156,11 @@ describe.runIf(runs)("the container image, built with podman on a Debian-made ba
     }
   }, 300_000);
 
+  it("has the kepler-model CLI on PATH for Task steps (the Tekton s3-push task runs `kepler-model s3-push`)", async () => {
+    const help = await podman(["exec", CONTAINER, "kepler-model", "s3-push", "--help"]);
+    expect(help).toMatch(/--to s3:\/\/bucket\/prefix/);
+  });
+
   it("stops on SIGTERM with exit code 0", async () => {
     await podman(["stop", "--time", "30", CONTAINER]);
     expect((await podman(["inspect", CONTAINER, "--format", "{{.State.ExitCode}}"])).trim()).toBe("0");

@@ -69,7 +69,12 @@ export function taskParams(task: K8sObject, given: Record<string, string>): Reco
 export async function runStepScript(
   task: K8sObject,
   stepName: string,
-  context: StepContext & { readonly scratchDir: string; readonly grpcurlOutput: string },
+  context: StepContext & {
+    readonly scratchDir: string;
+    readonly grpcurlOutput: string;
+    /** Values of the secret keys the step's env reads (secretKeyRef.key -> value); unset ones are left out. */
+    readonly secrets?: Readonly<Record<string, string>>;
+  },
 ): Promise<{ stdout: string; grpcurlArgs: string[] }> {
   const step = (task.spec.steps as Json[]).find((candidate) => candidate.name === stepName);
   if (step === undefined) throw new Error(`${task.metadata.name} has no step ${stepName}`);
@@ -84,9 +89,16 @@ export async function runStepScript(
     `#!/bin/sh\nfor arg in "$@"; do printf '%s\\n' "$arg"; done > '${argsFile}'\ncat '${outputFile}'\n`,
   );
   chmodSync(join(binDir, "grpcurl"), 0o755);
+  // Our CLI, as the image has it on PATH (Dockerfile).
+  writeFileSync(join(binDir, "kepler-model"), `#!/bin/sh\nexec '${process.execPath}' '${join(REPO_ROOT, "bin/kepler-model.js")}' "$@"\n`);
+  chmodSync(join(binDir, "kepler-model"), 0o755);
   const env: Record<string, string> = { PATH: `${binDir}:${process.env.PATH}`, HOME: context.scratchDir };
   for (const variable of (step.env ?? []) as Json[]) {
-    if (variable.valueFrom !== undefined) continue;
+    if (variable.valueFrom !== undefined) {
+      const secretValue = context.secrets?.[variable.valueFrom.secretKeyRef?.key];
+      if (secretValue !== undefined) env[variable.name] = secretValue;
+      continue;
+    }
     env[variable.name] = substituteTekton(String(variable.value), context);
   }
   const script = join(context.scratchDir, `${stepName}.sh`);
