@@ -46,6 +46,7 @@ describe("rendered Kubernetes manifests", () => {
       "deploy/k8s/overlays/mesh",
       "deploy/k8s/overlays/mesh-auth",
       "deploy/k8s/overlays/mesh-auth-tls",
+      "deploy/k8s/overlays/mesh-s3",
       "deploy/k8s/overlays/all-in-one",
       "deploy/k8s/overlays/estimator-sidecar",
       KEPLER_SIDECAR_RENDER,
@@ -72,6 +73,7 @@ describe("rendered Kubernetes manifests", () => {
     );
     expect(runs["deploy/k8s/overlays/mesh-auth"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
     expect(runs["deploy/k8s/overlays/mesh-auth-tls"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
+    expect(runs["deploy/k8s/overlays/mesh-s3"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
     expect(runs["deploy/k8s/overlays/all-in-one"]).toEqual(["Deployment:registry+estimator+pipeline+extractor+isolator+trainer"]);
     expect(runs["deploy/k8s/overlays/estimator-sidecar"]).toEqual(["DaemonSet:estimator", "Deployment:registry"]);
     expect(runs[KEPLER_SIDECAR_RENDER]).toEqual(["DaemonSet:estimator", "DaemonSet:estimator", "Deployment:registry"]);
@@ -85,6 +87,9 @@ describe("rendered Kubernetes manifests", () => {
           logFormatKey.env,
           // `serve`'s own keys (services/mesh/default-models-config.ts): default models, metrics, tracing
           ...Object.values(meshConfigSchema).map((key) => key.env),
+          // S3 credentials, read by the AWS SDK itself (services/object-store/s3-settings.ts)
+          "AWS_ACCESS_KEY_ID",
+          "AWS_SECRET_ACCESS_KEY",
           ...container.services.flatMap((service) =>
             Object.values(SERVICE_LAUNCHERS[service].configSchema).map((key) => key.env),
           ),
@@ -188,18 +193,24 @@ describe("rendered Kubernetes manifests", () => {
     expect(selected).toBeGreaterThanOrEqual(9);
   });
 
-  it("keep every MODEL_PATH on a PersistentVolumeClaim that the overlay creates", () => {
+  it("keep every MODEL_PATH on a PersistentVolumeClaim that the overlay creates (a cache of a shared store: any volume)", () => {
     for (const render of renders) {
       for (const container of findModelContainers(render.objects)) {
         for (const service of container.services) {
           if (!Object.values(SERVICE_LAUNCHERS[service].configSchema).some((key) => key.env === modelPathKey.env)) continue;
           const where = `${render.name}: ${container.where} ${service}`;
-          const modelPath = effectiveConfig(container, service).modelPath as string;
+          const config = effectiveConfig(container, service);
+          const modelPath = config.modelPath as string;
           const mount = (container.container.volumeMounts ?? []).find(
             (m: Json) => modelPath === m.mountPath || modelPath.startsWith(`${m.mountPath}/`),
           );
           expect(mount, `${where}: ${modelPath} is not on a volume`).toBeDefined();
           const volume = container.workload.spec.template.spec.volumes.find((v: Json) => v.name === mount.name);
+          if (typeof config.modelStore === "string" && config.modelStore.startsWith("s3://")) {
+            // The bucket holds the models; the folder is refilled from it at start.
+            expect(volume?.emptyDir, `${where}: the cache of ${config.modelStore} is an emptyDir`).toBeDefined();
+            continue;
+          }
           const claim = volume?.persistentVolumeClaim?.claimName;
           expect(claim, `${where}: volume ${mount.name} is not a PVC`).toBeDefined();
           expect(

@@ -22,6 +22,7 @@ import { locationKey } from "./stored-model.js";
 
 const OUTPUT_TYPES: readonly string[] = ["AbsPower", "DynPower"];
 const MODEL_TABLE = /_model_metadata\.csv$/;
+const DOWNLOAD_CONCURRENCY = 8;
 
 /** What one pull did. */
 export interface PullResult {
@@ -93,8 +94,11 @@ export class BucketReplica implements RemoteModelStore {
 
   async putModel(location: ModelLocation, files: ModelFiles, onStaged: () => void | Promise<void> = () => {}): Promise<void> {
     const folder = `${groupFolder(location)}/${location.modelName}`;
-    for (const entry of files.folderEntries) await this.bucket.put(`${folder}/${entry.name}`, entry.data);
-    if (files.weightJson !== undefined) await this.bucket.put(`${folder}.json`, files.weightJson);
+    // Everything but the zip, in parallel: no reader looks at these before the zip exists.
+    await Promise.all([
+      ...files.folderEntries.map((entry) => this.bucket.put(`${folder}/${entry.name}`, entry.data)),
+      ...(files.weightJson === undefined ? [] : [this.bucket.put(`${folder}.json`, files.weightJson)]),
+    ]);
     await onStaged();
     await this.bucket.put(`${folder}.zip`, files.zip);
     if (files.weightJson === undefined) await this.bucket.delete([`${folder}.json`]);
@@ -135,6 +139,7 @@ export class BucketReplica implements RemoteModelStore {
       this.seenFiles.set(entry.path, entry.etag);
       result.pipelineFiles++;
     }
+    const changed: Array<{ key: string; model: BucketModel; signature: string; seen: string | undefined }> = [];
     for (const [key, model] of models) {
       if (model.zip === undefined) continue;
       const signature = signatureOf(model);
@@ -144,27 +149,29 @@ export class BucketReplica implements RemoteModelStore {
         this.seenModels.set(key, signature);
         continue;
       }
-      const zip = await this.bucket.get(`${groupFolder(model.location)}/${model.location.modelName}.zip`);
-      if (zip === undefined) continue; // removed since the listing: the next pull sees it gone
-      const sibling =
-        model.sibling === undefined
-          ? undefined
-          : await this.bucket.get(`${groupFolder(model.location)}/${model.location.modelName}.json`);
-      // A publish from this replica meanwhile is newer than what was listed: leave it to the next pull.
-      if (this.seenModels.get(key) !== seen) continue;
-      try {
-        await store.publish(
-          { location: model.location, zip, weightJson: sibling?.toString("utf8") },
-          { kind: "published", fromRemote: true },
-        );
-        this.seenModels.set(key, signature);
-        this.unservable.delete(key);
-        result.published++;
-      } catch (error) {
-        if (!(error instanceof InvalidInputError)) throw error;
-        this.unservable.set(key, signature);
-        this.logger.warn({ model: key, store: this.name, reason: error.reason }, "model in the store not served");
-        result.skipped++;
+      changed.push({ key, model, signature, seen });
+    }
+    // Downloads run DOWNLOAD_CONCURRENCY at a time (a fresh replica fetches every model); the cache is
+    // written one model at a time, in listing order.
+    for (let start = 0; start < changed.length; start += DOWNLOAD_CONCURRENCY) {
+      const batch = changed.slice(start, start + DOWNLOAD_CONCURRENCY);
+      const downloads = await Promise.all(batch.map(({ model }) => this.download(model)));
+      for (const [i, { key, model, signature, seen }] of batch.entries()) {
+        const download = downloads[i];
+        if (download === undefined) continue; // removed since the listing: the next pull sees it gone
+        // A publish from this replica meanwhile is newer than what was listed: leave it to the next pull.
+        if (this.seenModels.get(key) !== seen) continue;
+        try {
+          await store.publish({ location: model.location, ...download }, { kind: "published", fromRemote: true });
+          this.seenModels.set(key, signature);
+          this.unservable.delete(key);
+          result.published++;
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          this.unservable.set(key, signature);
+          this.logger.warn({ model: key, store: this.name, reason: error.reason }, "model in the store not served");
+          result.skipped++;
+        }
       }
     }
     for (const cached of store.list()) {
@@ -176,6 +183,15 @@ export class BucketReplica implements RemoteModelStore {
     }
     this.firstPull = false;
     return result;
+  }
+
+  private async download(model: BucketModel): Promise<{ zip: Buffer; weightJson?: string } | undefined> {
+    const base = `${groupFolder(model.location)}/${model.location.modelName}`;
+    const [zip, sibling] = await Promise.all([
+      this.bucket.get(`${base}.zip`),
+      model.sibling === undefined ? undefined : this.bucket.get(`${base}.json`),
+    ]);
+    return zip === undefined ? undefined : { zip, weightJson: sibling?.toString("utf8") };
   }
 
   // At start the cache may already hold the bucket's model (a restart): no need to download it again.

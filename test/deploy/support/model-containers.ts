@@ -77,6 +77,11 @@ function containerEnvironment(
     Object.assign(env, configMap.data ?? {});
   }
   for (const variable of container.env ?? []) {
+    // A Secret's value is unknown when rendering: it counts as set but empty (the key's default).
+    if (variable.valueFrom?.secretKeyRef !== undefined) {
+      env[variable.name] = "";
+      continue;
+    }
     if (variable.value === undefined) throw new Error(`${where}: env ${variable.name} must have a literal value`);
     env[variable.name] = variable.value;
   }

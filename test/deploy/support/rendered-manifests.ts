@@ -19,6 +19,7 @@ export const OVERLAYS = [
   "deploy/k8s/overlays/mesh",
   "deploy/k8s/overlays/mesh-auth",
   "deploy/k8s/overlays/mesh-auth-tls",
+  "deploy/k8s/overlays/mesh-s3",
   "deploy/k8s/overlays/all-in-one",
   "deploy/k8s/overlays/estimator-sidecar",
 ] as const;
