@@ -8,7 +8,7 @@ import { createS3Client, ObjectBucket, parseS3Url, s3SettingsOf } from "../objec
 import { BucketReplica } from "./domain/bucket-replica.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryHttpHandler } from "./http-api.js";
-import { measureStore } from "./metrics.js";
+import { measureStore, observeStorePull } from "./metrics.js";
 import { createRegistryService } from "./server.js";
 
 // Keys callers that build the config by hand (tests) may leave out: their schema defaults apply.
@@ -124,6 +124,7 @@ async function startPolling(
     (running ??= replica
       .pull(store)
       .then((result) => {
+        observeStorePull(replica.name, true);
         if (reachable !== true)
           logger.info({ store: replica.name, ...result, models: store.list().length }, "model store reachable");
         else if (result.published + result.removed + result.pipelineFiles > 0)
@@ -131,6 +132,7 @@ async function startPolling(
         reachable = true;
       })
       .catch((error: unknown) => {
+        observeStorePull(replica.name, false);
         if (reachable !== false)
           logger.warn(
             { store: replica.name, reason: (error as Error).message },

@@ -47,3 +47,20 @@ const exports = counter("kepler_model_registry_exports_total", "Pipelines export
 export function observeExport(): void {
   exports.inc();
 }
+
+const storeReachable = gauge(
+  "kepler_model_registry_store_reachable",
+  "1 when the last poll of the shared model store (--model-store) succeeded, 0 when it failed; absent without one.",
+  ["store"],
+);
+const storePulls = counter(
+  "kepler_model_registry_store_pulls_total",
+  "Polls of the shared model store, by outcome (ok, failed).",
+  ["store", "outcome"],
+);
+
+/** Records one poll of the shared model store. */
+export function observeStorePull(store: string, ok: boolean): void {
+  storeReachable.set({ store }, ok ? 1 : 0);
+  storePulls.inc({ store, outcome: ok ? "ok" : "failed" });
+}

@@ -15,6 +15,7 @@ import { ModelEventKind } from "../../services/generated/kepler/model/v1/registr
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import type { ServerHandle } from "../../services/kit/grpc-server.js";
 import { silentLogger } from "../../services/kit/logger.js";
+import { metricsRegistry } from "../../services/kit/metrics.js";
 import { zipFolderTree } from "../../services/models/index.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -97,6 +98,12 @@ async function writePipelineFolder(folder: string, pipelineName: string): Promis
     JSON.stringify({ name: pipelineName, abs_trainers: ["LinearRegressionTrainer"] }),
   );
   await writeFile(join(folder, "node_type_index.json"), "{}");
+}
+
+// kepler_model_registry_store_reachable{store=STORE}, as this process's /metrics shows it.
+async function reachableGauge(): Promise<number | undefined> {
+  const metric = await metricsRegistry.getSingleMetric("kepler_model_registry_store_reachable")?.get();
+  return metric?.values.find((v) => v.labels.store === STORE)?.value;
 }
 
 async function modelNames(address: string, pipelineName = "shared"): Promise<string[]> {
@@ -306,6 +313,8 @@ describe("registries over one S3 bucket", () => {
       // Nothing half-done: A does not serve what the store did not take; both keep serving the cache.
       expect(await modelNames(a.address, "outage")).toEqual(["LinearRegressionTrainer_0"]);
       expect(await modelNames(b.address, "outage")).toEqual(["LinearRegressionTrainer_0"]);
+      // The failed polls show on /metrics.
+      expect(await eventually(reachableGauge, (value) => value === 0)).toBe(0);
     } finally {
       await rgw.resume();
     }
