@@ -8,6 +8,7 @@ import {
   featuresOf,
   mainFeatureIndex,
   validExtraFeatureGroups,
+  validGuestFeatureGroups,
   validFeatureGroups,
 } from "./feature-groups.js";
 
@@ -34,13 +35,16 @@ describe("feature groups", () => {
     expect(validFeatureGroups(available)).toEqual(["CounterOnly", "BPFOnly", "BPFIRQ", "CounterIRQCombined", "Basic"]);
     expect(validExtraFeatureGroups(available)).toEqual(["IRQOnly"]);
     expect(validExtraFeatureGroups(["kubelet_cpu_usage"])).toEqual([]);
-    expect(FEATURE_GROUP_NAMES.slice(-3)).toEqual(["IRQOnly", "CgroupOnly", "KubeletOnly"]);
+    expect(FEATURE_GROUP_NAMES.slice(-5)).toEqual(["IRQOnly", "CgroupOnly", "KubeletOnly", "GuestOSOnly", "GuestOSPerf"]);
+    // The VM groups come from the guest, never from a Kepler recording.
+    expect(validGuestFeatureGroups(available)).toEqual([]);
+    expect(validGuestFeatureGroups([...featuresOf("GuestOSPerf")])).toEqual(["GuestOSOnly", "GuestOSPerf"]);
   });
 
   it("accepts every group by name and names the field for an unknown one", () => {
     for (const name of FEATURE_GROUP_NAMES) expect(assertFeatureGroup(name)).toBe(name);
     expect(() => assertFeatureGroup("Cgroup", "options.feature_groups[0]")).toThrow(
-      /^options\.feature_groups\[0\]: unknown feature group "Cgroup" \(known: Full, .*, IRQOnly, CgroupOnly, KubeletOnly\)$/,
+      /^options\.feature_groups\[0\]: unknown feature group "Cgroup" \(known: Full, .*, IRQOnly, CgroupOnly, KubeletOnly, GuestOSOnly, GuestOSPerf\)$/,
     );
   });
 

@@ -31,8 +31,38 @@ export const REFERENCE_FEATURE_GROUP_NAMES = [
 export const EXTRA_FEATURE_GROUP_NAMES = ["IRQOnly", "CgroupOnly", "KubeletOnly"] as const;
 export type ExtraFeatureGroupName = (typeof EXTRA_FEATURE_GROUP_NAMES)[number];
 
-/** Every group we train and serve: the reference's, then the extra ones. */
-export const FEATURE_GROUP_NAMES = [...REFERENCE_FEATURE_GROUP_NAMES, ...EXTRA_FEATURE_GROUP_NAMES] as const;
+/**
+ * VM groups for Kepler 0.10+ (services/vm-power): the guest OS's own counters as a VM sees them (node
+ * exporter or /proc), without and with the perf counters some hypervisors pass through. Never found in
+ * a Kepler recording's valid groups: they come from the guest, not from Kepler.
+ */
+export const GUEST_FEATURE_GROUP_NAMES = ["GuestOSOnly", "GuestOSPerf"] as const;
+export type GuestFeatureGroupName = (typeof GUEST_FEATURE_GROUP_NAMES)[number];
+
+/** Guest OS features: CPU modes as fractions of the VM's vCPU time, the rest per second (or a fraction). */
+export const GUEST_OS_FEATURES = [
+  "guest_context_switches_per_second",
+  "guest_cpu_iowait_ratio",
+  "guest_cpu_irq_ratio",
+  "guest_cpu_steal_ratio",
+  "guest_cpu_system_ratio",
+  "guest_cpu_user_ratio",
+  "guest_disk_bytes_per_second",
+  "guest_interrupts_per_second",
+  "guest_major_page_faults_per_second",
+  "guest_memory_used_ratio",
+  "guest_network_bytes_per_second",
+  "guest_page_faults_per_second",
+] as const;
+/** Perf counters a guest may see (node exporter's perf collector, or perf_event in the VM), per second. */
+export const GUEST_PERF_FEATURES = ["guest_cpu_cycles_per_second", "guest_cpu_instructions_per_second"] as const;
+
+/** Every group we train and serve: the reference's, then the extra ones, then the VM ones. */
+export const FEATURE_GROUP_NAMES = [
+  ...REFERENCE_FEATURE_GROUP_NAMES,
+  ...EXTRA_FEATURE_GROUP_NAMES,
+  ...GUEST_FEATURE_GROUP_NAMES,
+] as const;
 export type FeatureGroupName = (typeof FEATURE_GROUP_NAMES)[number];
 type ReferenceFeatureGroupName = (typeof REFERENCE_FEATURE_GROUP_NAMES)[number];
 
@@ -67,6 +97,8 @@ const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, read
   IRQOnly: sorted(IRQ_FEATURES),
   CgroupOnly: sorted(CGROUP_FEATURES),
   KubeletOnly: sorted(KUBELET_FEATURES),
+  GuestOSOnly: sorted(GUEST_OS_FEATURES),
+  GuestOSPerf: sorted([...GUEST_OS_FEATURES, ...GUEST_PERF_FEATURES]),
 };
 
 /**
@@ -118,6 +150,12 @@ export function validExtraFeatureGroups(available: readonly string[]): ExtraFeat
   return EXTRA_FEATURE_GROUP_NAMES.filter((group) => FIXED_GROUP_FEATURES[group].every((feature) => have.has(feature)));
 }
 
+/** The VM groups (GuestOSOnly, GuestOSPerf) whose features are all in `available`, in that order. */
+export function validGuestFeatureGroups(available: readonly string[]): GuestFeatureGroupName[] {
+  const have = new Set(available);
+  return GUEST_FEATURE_GROUP_NAMES.filter((group) => FIXED_GROUP_FEATURES[group].every((feature) => have.has(feature)));
+}
+
 /**
  * Why Full is never valid for a recording (spec §1.2): the reference finds the valid groups among the
  * WorkloadOnly features only, so the system features node_info and cpu_scaling_frequency_hertz never
@@ -150,6 +188,8 @@ const MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   IRQOnly: "bpf_net_rx_irq",
   CgroupOnly: "cgroupfs_cpu_usage_us",
   KubeletOnly: "kubelet_cpu_usage",
+  GuestOSOnly: "guest_cpu_user_ratio",
+  GuestOSPerf: "guest_cpu_instructions_per_second",
 };
 const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   Full: "cache_miss",
@@ -161,6 +201,8 @@ const DRAM_MAIN_FEATURE: Partial<Record<FeatureGroupName, string>> = {
   BPFIRQ: "bpf_page_cache_hit",
   CgroupOnly: "cgroupfs_memory_usage_bytes",
   KubeletOnly: "kubelet_memory_bytes",
+  GuestOSOnly: "guest_page_faults_per_second",
+  GuestOSPerf: "guest_page_faults_per_second",
 };
 
 /**

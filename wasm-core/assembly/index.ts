@@ -32,6 +32,7 @@ export { fitCurve, predictCurve } from "./curve-fit";
 export { normalizeRowSums, subtractGroupOffsets, dynamicPower, scaleByShare } from "./isolation";
 export { gatherFeatureColumns, firstNonFinite, predictWeightsLinear, divideOrZero, clampNonNegative } from "./estimate";
 export { predictTreeEnsemble } from "./regression-tree";
+export { usedFraction, accumulateEnergy } from "./guest";
 export { fitGradientBoosting } from "./gradient-boosting";
 export { fitHistogramBoosting } from "./histogram-boosting";
 export { fitSvr, predictSvr } from "./svr";

@@ -98,3 +98,4 @@ export {
   fitHistogramBoosting,
 } from "./histogram-boosting.js";
 export { type FitSvrOptions, type SvrModel, type SvrPredictor, fitSvr, predictSvr } from "./svr.js";
+export { accumulateEnergy, usedFraction } from "./guest.js";

@@ -133,6 +133,8 @@ export interface CoreExports {
   ): number;
   divideOrZero(xPtr: number, n: number, divisor: number, outPtr: number): number;
   clampNonNegative(ptr: number, n: number): number;
+  usedFraction(availablePtr: number, totalPtr: number, n: number, outPtr: number): number;
+  accumulateEnergy(joulesPtr: number, wattsPtr: number, n: number, seconds: number): number;
   predictTreeEnsemble(
     xPtr: number,
     rows: number,

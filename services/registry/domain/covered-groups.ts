@@ -3,7 +3,7 @@
 // were trained on. A model is a candidate only when the request lists every one of its features, so
 // a ThirdParty model (or a WorkloadOnly one trained with third-party metrics) is chosen exactly when
 // the caller can feed it.
-import { validExtraFeatureGroups, validFeatureGroups } from "../../domain/feature-groups.js";
+import { validExtraFeatureGroups, validFeatureGroups, validGuestFeatureGroups } from "../../domain/feature-groups.js";
 import type { OutputTypeName } from "../../models/index.js";
 import type { ModelStore } from "./model-store.js";
 import type { StoredModel } from "./stored-model.js";
@@ -14,8 +14,8 @@ export function modelCoveredBy(model: StoredModel, available: ReadonlySet<string
 }
 
 /**
- * The groups to scan for a request, in the reference's order, then the extra groups, then ThirdParty
- * when one of its models is covered.
+ * The groups to scan for a request, in the reference's order, then the extra groups, then the VM
+ * groups, then ThirdParty when one of its models is covered.
  */
 export function coveredFeatureGroups(
   store: ModelStore,
@@ -23,7 +23,11 @@ export function coveredFeatureGroups(
   available: readonly string[],
 ): string[] {
   const have = new Set(available);
-  const fixed: string[] = [...validFeatureGroups(available), ...validExtraFeatureGroups(available)];
+  const fixed: string[] = [
+    ...validFeatureGroups(available),
+    ...validExtraFeatureGroups(available),
+    ...validGuestFeatureGroups(available),
+  ];
   const thirdParty = store
     .group(where.pipelineName, where.energySource, where.outputType, "ThirdParty")
     .some((model) => modelCoveredBy(model, have));

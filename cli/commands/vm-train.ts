@@ -1,0 +1,181 @@
+// `kepler-model vm-train`: VM power models for Kepler 0.10+ (docs: README "VMs under Kepler 0.10"). Reads
+// the host's Kepler measurements and each guest's node exporter counters from Prometheus (or a saved
+// answer), trains GuestOSOnly / GuestOSPerf models per VM size, and publishes them to a registry.
+import { readFile, writeFile } from "node:fs/promises";
+import { assertFeatureGroup, type FeatureGroupName } from "../../services/domain/feature-groups.js";
+import { readConfig } from "../../services/kit/config-schema.js";
+import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { createRegistryPublisher } from "../../services/trainer/registry-publisher.js";
+import { DEFAULT_VM_PIPELINE, DEFAULT_VM_TRAINERS, trainVmModels } from "../../services/vm-power/train-vm-models.js";
+import {
+  DEFAULT_NODE_MAPPING,
+  DEFAULT_VM_MAPPING,
+  type PowerTarget,
+  vmQueries,
+  type VmQueryResults,
+} from "../../services/vm-power/vm-training-table.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { type Command, UsageError } from "../command.js";
+import { formatTextTable } from "../text-table.js";
+
+type Flags = Readonly<Record<string, string | boolean | undefined>>;
+const text = (flags: Flags, name: string, fallback = ""): string =>
+  typeof flags[name] === "string" ? (flags[name] as string) : fallback;
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+function number(flags: Flags, name: string, fallback: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number, got "${String(raw)}"`);
+  return value;
+}
+
+async function queryPrometheus(flags: Flags, queries: Record<string, string>): Promise<VmQueryResults> {
+  const url = text(flags, "prometheus-url");
+  if (url === "") throw new UsageError("give --prometheus-url (or --input with a saved answer)");
+  const step = number(flags, "step", 5);
+  const end = flags.end === undefined ? Math.floor(Date.now() / 1000) : number(flags, "end", 0);
+  const start = flags.start === undefined ? end - number(flags, "minutes", 60) * 60 : number(flags, "start", 0);
+  if (start >= end) throw new UsageError(`--start (${start}) must be before --end (${end})`);
+  const client = createPrometheusClient({ baseUrl: url, timeoutMs: 60_000 });
+  const results: VmQueryResults = {};
+  for (const [key, query] of Object.entries(queries)) results[key] = await client.queryRange(query, start, end, step);
+  return results;
+}
+
+export const vmTrainCommand: Command = {
+  name: "vm-train",
+  summary: "Train VM power models for Kepler 0.10+ from host Kepler energy and guest OS counters; publish them.",
+  usage: "--prometheus-url URL [--minutes 60 | --start S --end S] --registry-address host:port [flags]",
+  flags: [
+    {
+      name: "prometheus-url",
+      valueName: "url",
+      description: "Prometheus holding the host's Kepler 0.10+ metrics and the guests' node exporter metrics.",
+    },
+    { name: "minutes", valueName: "N", description: "Train on the last N minutes (default 60)." },
+    { name: "start", valueName: "unix-seconds", description: "Window start (with --end), instead of --minutes." },
+    { name: "end", valueName: "unix-seconds", description: "Window end (default now)." },
+    {
+      name: "step",
+      valueName: "seconds",
+      description: "Query step in seconds (default 5; Kepler 0.10 samples every 5 s by default).",
+    },
+    {
+      name: "input",
+      valueName: "file.json",
+      description: "Train from a saved answer (written by --save) instead of querying Prometheus.",
+    },
+    { name: "save", valueName: "file.json", description: "Also write the Prometheus answers to this file." },
+    {
+      name: "target",
+      valueName: "vm|node",
+      description:
+        "vm (default): each VM's power from kepler_vm_cpu_joules_total; node: each node's from kepler_node_cpu_joules_total (bare-metal nodes whose own node exporter is the guest side).",
+    },
+    {
+      name: "host-label",
+      valueName: "label",
+      description: "Label of the host's power series naming the VM (default vm_name; node_name with --target node).",
+    },
+    {
+      name: "guest-label",
+      valueName: "label",
+      description:
+        "Label of the guest's node exporter series naming the same machine, a :port suffix ignored (default instance).",
+    },
+    {
+      name: "feature-groups",
+      valueName: "g1,g2",
+      description: "GuestOSOnly (default) and/or GuestOSPerf (needs the guests' perf counters).",
+    },
+    {
+      name: "trainers",
+      valueName: "t1,t2",
+      description: `Trainers (default ${DEFAULT_VM_TRAINERS.join(",")}: they extrapolate to unseen workloads).`,
+    },
+    { name: "pipeline", valueName: "name", description: `Pipeline to publish into (default ${DEFAULT_VM_PIPELINE}).` },
+    { name: "seed", valueName: "N", description: "Seed of the train/test split (default 0)." },
+    {
+      name: "registry-address",
+      valueName: "host:port",
+      description: `Registry that indexes the VM sizes and stores the models (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
+    },
+    ...CLIENT_SECURITY_FLAGS,
+  ],
+  async run({ flags, stdout, env }) {
+    const target = text(flags, "target", "vm") as PowerTarget;
+    if (target !== "vm" && target !== "node") throw new UsageError(`--target must be vm or node, got "${target}"`);
+    const defaults = target === "vm" ? DEFAULT_VM_MAPPING : DEFAULT_NODE_MAPPING;
+    const mapping = {
+      hostLabel: text(flags, "host-label", defaults.hostLabel),
+      guestLabel: text(flags, "guest-label", defaults.guestLabel),
+    };
+    const featureGroups = list(text(flags, "feature-groups", "GuestOSOnly")).map((g, i) =>
+      assertFeatureGroup(g, `--feature-groups[${i}]`),
+    ) as FeatureGroupName[];
+    const trainerNames = list(text(flags, "trainers", DEFAULT_VM_TRAINERS.join(",")));
+    const pipelineName = text(flags, "pipeline", DEFAULT_VM_PIPELINE);
+    const seed = flags.seed === undefined ? 0 : Number(flags.seed);
+    const input = text(flags, "input");
+    const results: VmQueryResults =
+      input === "" ? await queryPrometheus(flags, vmQueries(target, mapping)) : JSON.parse(await readFile(input, "utf8"));
+    if (text(flags, "save") !== "") await writeFile(text(flags, "save"), JSON.stringify(results));
+
+    const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
+    const registry = createRegistryClient(address, commandConnection({ env, flags }));
+    try {
+      const trained = await trainVmModels(
+        { results, mapping, featureGroups, trainerNames, pipelineName, seed },
+        {
+          async nodeTypeOf(machine, spec) {
+            const response = await registry.client.indexMachine({
+              pipelineName,
+              machineId: machine,
+              spec: {
+                processor: String(spec.processor),
+                cores: Number(spec.cores),
+                chips: Number(spec.chips),
+                memoryGib: Number(spec.memory),
+                frequencyMhz: Number(spec.frequency),
+                vendor: "",
+                threadsPerCore: 0,
+              },
+            });
+            return response.nodeType;
+          },
+          publishModel: createRegistryPublisher(registry),
+        },
+      );
+      const rows: string[][] = [];
+      for (const [group, table] of trained.tables) {
+        for (const nodeType of table.nodeTypes) {
+          for (const result of trained.results.filter((r) => r.featureGroup === group && r.nodeType === nodeType.nodeType)) {
+            rows.push([
+              group,
+              `${nodeType.nodeType} (${nodeType.spec.cores} vCPU, ${nodeType.spec.memory} GiB: ${nodeType.vms.map((v) => v.name).join(" ")})`,
+              result.trainerName,
+              result.outcome === "succeeded"
+                ? result.components.map((c) => `${c.component} ${c.maeWatts.toFixed(2)}`).join(", ")
+                : `failed: ${result.failureReason ?? ""}`,
+            ]);
+          }
+        }
+        for (const skipped of table.skipped) stdout.write(`${group}: left out ${skipped.machine}: ${skipped.reason}\n`);
+      }
+      stdout.write(formatTextTable(["group", "node type", "trainer", "test MAE (W)"], rows));
+      const ok = trained.results.filter((r) => r.outcome === "succeeded").length;
+      stdout.write(`\n${ok} of ${trained.results.length} models published to pipeline ${pipelineName} at ${address}\n`);
+      return ok > 0 ? 0 : 1;
+    } finally {
+      registry.close();
+    }
+  },
+};

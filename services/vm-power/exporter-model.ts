@@ -1,0 +1,101 @@
+// Where the exporter's model comes from: a model zip on disk (air-gapped VMs; re-read when the file
+// changes), or the registry (SelectModel for this VM's spec and features, then GetModelArchive;
+// re-selected on every refresh). The estimator, when the exporter calls Estimate instead, is
+// vm-exporter.ts' other power source.
+import { stat, readFile } from "node:fs/promises";
+import { componentsOf } from "../domain/energy-sources.js";
+import { createComponentPredictor, type Predictor } from "../estimator/domain/predictor.js";
+import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { PeerClient } from "../kit/grpc-client.js";
+import { METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../models/index.js";
+import type { NodeSpec } from "../node-types/index.js";
+
+/** A model ready to run, with what the metrics say about it. */
+export interface ExporterModel {
+  name: string;
+  pipeline: string;
+  featureGroup: string;
+  features: readonly string[];
+  predictor: Predictor;
+  /** Changes when the model does (file mtime, or registry model name + publish time). */
+  version: string;
+}
+
+/** Gives the current model; `refresh` returns a new one only when it changed. */
+export interface ModelProvider {
+  readonly origin: "file" | "registry";
+  load(): Promise<ExporterModel>;
+}
+
+function modelOf(entries: readonly ZipEntry[], name: string, pipeline: string, version: string): ExporterModel {
+  const metadata = JSON.parse(new TextDecoder().decode(entries.find((e) => e.name === METADATA_FILE)?.data)) as Record<
+    string,
+    unknown
+  >;
+  const features = Array.isArray(metadata.features) ? (metadata.features as string[]) : [];
+  const models = readComponentModels(entries, componentsOf("rapl-sysfs"));
+  return {
+    name: typeof metadata.model_name === "string" ? metadata.model_name : name,
+    pipeline,
+    featureGroup: String(metadata.feature_group ?? featureGroupFromName(features)),
+    features,
+    predictor: createComponentPredictor(models),
+    version,
+  };
+}
+
+// metadata.json has no feature group key (the reference's layout keeps it in the path): name it by its features.
+function featureGroupFromName(features: readonly string[]): string {
+  return features.some((f) => f.startsWith("guest_cpu_cycles")) ? "GuestOSPerf" : "GuestOSOnly";
+}
+
+/** A model zip on disk. */
+export function fileModelProvider(path: string): ModelProvider {
+  return {
+    origin: "file",
+    async load() {
+      const info = await stat(path);
+      return modelOf(readZip(await readFile(path), path), path, "file", `${info.mtimeMs}:${info.size}`);
+    },
+  };
+}
+
+/** The registry's best model for this VM (spec) and the features the VM has. */
+export function registryModelProvider(
+  registry: PeerClient<typeof RegistryServiceDefinition>,
+  query: { pipelineName: string; featureNames: readonly string[]; spec: NodeSpec },
+): ModelProvider {
+  return {
+    origin: "registry",
+    async load() {
+      const selected = await registry.client.selectModel({
+        featureNames: [...query.featureNames],
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        energySource: "rapl-sysfs",
+        pipelineName: query.pipelineName,
+        machineSpec: {
+          processor: String(query.spec.processor),
+          cores: Number(query.spec.cores),
+          chips: Number(query.spec.chips),
+          memoryGib: Number(query.spec.memory),
+          frequencyMhz: Number(query.spec.frequency),
+          vendor: "",
+          threadsPerCore: 0,
+        },
+        metadataOnly: true,
+      });
+      const metadata = selected.metadata;
+      const location = metadata?.location;
+      if (metadata === undefined || location === undefined) throw new Error("the registry selected no model");
+      const chunks: Buffer[] = [];
+      for await (const message of registry.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
+      const model = modelOf(readZip(Buffer.concat(chunks), metadata.modelName), metadata.modelName, location.pipelineName, "");
+      return {
+        ...model,
+        featureGroup: location.featureGroup,
+        version: `${location.pipelineName}/${location.featureGroup}/${metadata.modelName}@${metadata.publishedTimeSeconds}`,
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Trains VM models (GuestOSOnly / GuestOSPerf, AbsPower, the rapl-sysfs zones) per node type, each with
+// its machine spec (the vCPU count as cores) in metadata.json, so selection by a VM's spec finds the model
+// of its size. Publishing and node-type indexing are the caller's (a registry, or a local folder).
+import type { FeatureGroupName } from "../domain/feature-groups.js";
+import type { ModelArchive } from "../models/index.js";
+import type { NodeSpec } from "../node-types/index.js";
+import { trainModels } from "../trainer/domain/train-models.js";
+import type { TrainerResult } from "../trainer/domain/training-results.js";
+import { buildVmTrainingTable, type VmMapping, type VmQueryResults, type VmTable } from "./vm-training-table.js";
+
+/** Trainers that extrapolate to workload mixes never seen in training (trees, neighbours and polynomials do not). */
+export const DEFAULT_VM_TRAINERS = ["LinearRegressionTrainer", "SGDRegressorTrainer"] as const;
+export const DEFAULT_VM_PIPELINE = "vm-kepler-0.10";
+
+export interface TrainVmModelsRequest {
+  results: VmQueryResults;
+  mapping: VmMapping;
+  featureGroups: readonly FeatureGroupName[];
+  trainerNames: readonly string[];
+  pipelineName: string;
+  seed?: number;
+}
+
+export interface TrainVmModelsDeps {
+  nodeTypeOf(machine: string, spec: NodeSpec): Promise<number>;
+  publishModel(archive: ModelArchive): Promise<void>;
+}
+
+export interface TrainVmModelsResult {
+  tables: Map<FeatureGroupName, VmTable>;
+  results: Array<TrainerResult & { featureGroup: FeatureGroupName }>;
+}
+
+/** Builds the table of each group and trains every trainer on every node type (see the file comment). */
+export async function trainVmModels(request: TrainVmModelsRequest, deps: TrainVmModelsDeps): Promise<TrainVmModelsResult> {
+  const tables = new Map<FeatureGroupName, VmTable>();
+  const results: TrainVmModelsResult["results"] = [];
+  for (const featureGroup of request.featureGroups) {
+    const vmTable = await buildVmTrainingTable(request.results, {
+      mapping: request.mapping,
+      featureGroup,
+      nodeTypeOf: deps.nodeTypeOf,
+    });
+    tables.set(featureGroup, vmTable);
+    for (const group of vmTable.nodeTypes) {
+      const { spec } = group;
+      const trained = await trainModels(
+        {
+          table: group.table,
+          energySource: "rapl-sysfs",
+          featureGroup,
+          outputType: "AbsPower",
+          trainerNames: request.trainerNames,
+          nodeType: group.nodeType,
+          seed: request.seed ?? 0,
+          pipelineName: request.pipelineName,
+          machineSpec: {
+            processor: String(spec.processor),
+            cores: Number(spec.cores),
+            chips: Number(spec.chips),
+            memory: Number(spec.memory),
+            frequency: Number(spec.frequency),
+          },
+        },
+        { publishModel: deps.publishModel },
+      );
+      for (const result of trained.results) results.push({ ...result, featureGroup });
+    }
+  }
+  return { tables, results };
+}

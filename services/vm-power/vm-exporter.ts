@@ -1,0 +1,187 @@
+// Inside a VM: every tick, read the guest's counters, turn the change since the previous tick into the
+// model's features, predict watts per RAPL zone, and add watts x seconds to an energy counter that never
+// falls (not at a model reload either: the model is a label of the watts gauge and of the info metric, not
+// of the counter). Exposed with Kepler 0.10's names, `kepler_node_cpu_watts{zone}` and
+// `kepler_node_cpu_joules_total{zone}`, marked `source="model"`.
+import { componentsOf } from "../domain/energy-sources.js";
+import type { DomainLogger } from "../kit/logger.js";
+import { accumulateEnergy, createMatrix, matrixToWasm } from "../../wasm-core/src/index.js";
+import type { GuestCounterName, GuestCounterSeries } from "./guest-counters.js";
+import { guestFeatureColumns } from "./guest-features.js";
+import type { GuestSnapshot } from "./guest-snapshot.js";
+import type { ExporterModel, ModelProvider } from "./exporter-model.js";
+
+export const ZONES = componentsOf("rapl-sysfs");
+
+/** Watts per zone from an Estimate RPC (the exporter as the estimator's client). */
+export interface RemoteEstimate {
+  estimate(featureNames: readonly string[], values: readonly number[]): Promise<{ watts: number[]; modelName: string }>;
+}
+
+export interface VmExporterDeps {
+  read(): Promise<GuestSnapshot>;
+  /** The model to run here, or the estimator to ask. */
+  power:
+    { kind: "model"; provider: ModelProvider } | { kind: "estimator"; client: RemoteEstimate; featureNames: readonly string[] };
+  nodeName: string;
+  logger: DomainLogger;
+}
+
+/** What one tick did. */
+export type TickOutcome = "first-reading" | "ok" | "error";
+
+function pairSeries(previous: GuestSnapshot, current: GuestSnapshot): GuestCounterSeries {
+  const counters: GuestCounterSeries["counters"] = {};
+  for (const [name, value] of Object.entries(current.counters) as Array<[GuestCounterName, number]>) {
+    const before = previous.counters[name];
+    if (before !== undefined) counters[name] = Float64Array.of(before, value);
+  }
+  return {
+    timestampsSeconds: Float64Array.of(previous.timestampSeconds, current.timestampSeconds),
+    counters,
+    memoryTotalBytes: Float64Array.of(previous.memoryTotalBytes, current.memoryTotalBytes),
+    memoryAvailableBytes: Float64Array.of(previous.memoryAvailableBytes, current.memoryAvailableBytes),
+    vcpus: current.vcpus,
+  };
+}
+
+const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const labels = (pairs: Record<string, string>) =>
+  `{${Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(",")}}`;
+
+/** The exporter's state (see the file comment). */
+export class VmExporter {
+  private previous: GuestSnapshot | undefined;
+  private joules: Float64Array = new Float64Array(ZONES.length);
+  private watts: Float64Array | undefined;
+  private model: ExporterModel | undefined;
+  private remoteModelName = "";
+  private readonly ticks = { ok: 0, error: 0 };
+  private lastTickSeconds = 0;
+  private modelLoads = 0;
+
+  constructor(private readonly deps: VmExporterDeps) {}
+
+  /** The model in use (undefined before the first load or with an estimator). */
+  get currentModel(): ExporterModel | undefined {
+    return this.model;
+  }
+
+  /** Loads the model, or a newer one; keeps the current one (and logs) when loading fails. */
+  async refreshModel(): Promise<boolean> {
+    if (this.deps.power.kind !== "model") return false;
+    try {
+      const next = await this.deps.power.provider.load();
+      if (this.model !== undefined && next.version === this.model.version) return false;
+      this.deps.logger.info({ model: next.name, pipeline: next.pipeline, version: next.version }, "model loaded");
+      this.model = next;
+      this.modelLoads++;
+      return true;
+    } catch (error) {
+      this.deps.logger.warn({ reason: (error as Error).message }, "model not (re)loaded; keeping the current one");
+      return false;
+    }
+  }
+
+  /** Reads the counters and, from the second reading on, predicts and integrates. */
+  async tick(): Promise<TickOutcome> {
+    const started = performance.now();
+    try {
+      const current = await this.deps.read();
+      const previous = this.previous;
+      this.previous = current;
+      if (previous === undefined) return "first-reading";
+      const seconds = current.timestampSeconds - previous.timestampSeconds;
+      if (!(seconds > 0)) return "first-reading";
+      const columns = guestFeatureColumns(pairSeries(previous, current));
+      const watts = await this.predict(columns);
+      this.watts = watts;
+      this.joules = accumulateEnergy(this.joules, watts, seconds);
+      this.ticks.ok++;
+      return "ok";
+    } catch (error) {
+      this.ticks.error++;
+      this.deps.logger.warn({ reason: (error as Error).message }, "tick failed");
+      return "error";
+    } finally {
+      this.lastTickSeconds = (performance.now() - started) / 1000;
+    }
+  }
+
+  private async predict(columns: Map<string, Float64Array>): Promise<Float64Array> {
+    const power = this.deps.power;
+    if (power.kind === "estimator") {
+      const values = power.featureNames.map((name) => columns.get(name)?.[1] ?? Number.NaN);
+      const answer = await power.client.estimate(power.featureNames, values);
+      this.remoteModelName = answer.modelName;
+      return Float64Array.from(ZONES, (_, i) => answer.watts[i] ?? 0);
+    }
+    const model = this.model;
+    if (model === undefined) throw new Error("no model loaded yet");
+    const names = model.predictor.inputFeatures(model.features);
+    const row = names.map((name) => {
+      const value = columns.get(name)?.[1];
+      if (value === undefined || !Number.isFinite(value)) throw new Error(`feature ${name} is not available in this VM`);
+      return value;
+    });
+    const x = matrixToWasm(createMatrix(1, names.length, Float64Array.from(row)));
+    try {
+      const powers = model.predictor.predict(x, names, new Map());
+      return Float64Array.from(ZONES, (zone) => powers.get(zone)?.[0] ?? 0);
+    } finally {
+      x.buffer.free();
+    }
+  }
+
+  /** The Prometheus text exposition of the current state. */
+  metricsText(): string {
+    const node = this.deps.nodeName;
+    const modelName = this.model?.name ?? this.remoteModelName;
+    const lines: string[] = [];
+    if (this.watts !== undefined) {
+      lines.push(
+        "# HELP kepler_node_cpu_watts CPU power of this VM per RAPL zone, modelled from its OS counters (kepler-model exporter).",
+        "# TYPE kepler_node_cpu_watts gauge",
+      );
+      ZONES.forEach((zone, i) =>
+        lines.push(
+          `kepler_node_cpu_watts${labels({ node_name: node, zone, source: "model", model: modelName })} ${this.watts![i]}`,
+        ),
+      );
+      lines.push(
+        "# HELP kepler_node_cpu_joules_total CPU energy of this VM per RAPL zone since the exporter started, modelled (the integral of kepler_node_cpu_watts).",
+        "# TYPE kepler_node_cpu_joules_total counter",
+      );
+      ZONES.forEach((zone, i) =>
+        lines.push(`kepler_node_cpu_joules_total${labels({ node_name: node, zone, source: "model" })} ${this.joules[i]}`),
+      );
+    }
+    if (this.model !== undefined || this.remoteModelName !== "") {
+      lines.push(
+        "# HELP kepler_model_exporter_model_info The model the exporter runs (or the estimator answered with).",
+        "# TYPE kepler_model_exporter_model_info gauge",
+        `kepler_model_exporter_model_info${labels({
+          model: modelName,
+          pipeline: this.model?.pipeline ?? "",
+          feature_group: this.model?.featureGroup ?? "",
+          origin: this.deps.power.kind === "estimator" ? "estimator" : this.deps.power.provider.origin,
+        })} 1`,
+      );
+    }
+    lines.push(
+      "# HELP kepler_model_exporter_ticks_total Ticks (read counters, predict, integrate) by outcome.",
+      "# TYPE kepler_model_exporter_ticks_total counter",
+      `kepler_model_exporter_ticks_total{outcome="ok"} ${this.ticks.ok}`,
+      `kepler_model_exporter_ticks_total{outcome="error"} ${this.ticks.error}`,
+      "# HELP kepler_model_exporter_tick_seconds Duration of the last tick.",
+      "# TYPE kepler_model_exporter_tick_seconds gauge",
+      `kepler_model_exporter_tick_seconds ${this.lastTickSeconds}`,
+      "# HELP kepler_model_exporter_model_loads_total Models loaded (the first and every change).",
+      "# TYPE kepler_model_exporter_model_loads_total counter",
+      `kepler_model_exporter_model_loads_total ${this.modelLoads}`,
+    );
+    return `${lines.join("\n")}\n`;
+  }
+}
