@@ -15,6 +15,10 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY buf.yaml buf.gen.yaml tsconfig.json ./
 COPY proto ./proto
 COPY wasm-core ./wasm-core
+# The stand-alone VM exporter bundle (dist/) is built from the CLI and service sources.
+COPY cli ./cli
+COPY services ./services
+COPY deploy/vm/build-exporter.mjs ./deploy/vm/
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
@@ -33,6 +37,7 @@ COPY services ./services
 COPY wasm-core/src ./wasm-core/src
 COPY --from=builder /src/services/generated ./services/generated
 COPY --from=builder /src/wasm-core/build ./wasm-core/build
+COPY --from=builder /src/dist ./dist
 RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-model/models \
     && ln -s /app/bin/kepler-model.js /usr/local/bin/kepler-model
 # The node image's unprivileged user (uid 1000); the Kubernetes manifests run as the same uid.

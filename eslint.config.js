@@ -9,6 +9,7 @@ export default tseslint.config(
       "node_modules/",
       "services/generated/",
       "wasm-core/build/",
+      "dist/",
       "wasm-core/assembly/",
       ".tmp/",
       ".scratch/",

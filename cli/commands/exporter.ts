@@ -69,13 +69,17 @@ export const exporterCommand: Command = {
     },
     { name: "interval-seconds", valueName: "s", description: "Seconds between ticks (default 5, Kepler 0.10's interval)." },
     { name: "model-refresh-seconds", valueName: "s", description: "Seconds between model reloads (default 60)." },
-    { name: "node-name", valueName: "name", description: "node_name label (default this host's name)." },
+    { name: "node-name", valueName: "name", description: "node_name label (default env NODE_NAME, else this host's name)." },
     {
       name: "host",
       valueName: "address",
       description: "Address /metrics listens on (default 127.0.0.1; 0.0.0.0 for a Prometheus outside the VM).",
     },
-    { name: "port", valueName: "port", description: "Port of /metrics (default 28282, Kepler 0.10's; 0 picks a free one)." },
+    {
+      name: "port",
+      valueName: "port",
+      description: "Port of /metrics (default 28283, next to Kepler 0.10's 28282; 0 picks a free one).",
+    },
     ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, stdout, env }) {
@@ -128,7 +132,7 @@ export const exporterCommand: Command = {
       };
       power = { kind: "estimator", client, featureNames };
     }
-    const exporter = new VmExporter({ read, power, nodeName: text(flags, "node-name", hostname()), logger });
+    const exporter = new VmExporter({ read, power, nodeName: text(flags, "node-name", env.NODE_NAME ?? hostname()), logger });
     await exporter.refreshModel();
     await exporter.tick();
 
@@ -138,7 +142,7 @@ export const exporterCommand: Command = {
       } else response.writeHead(404, { "content-type": "text/plain" }).end("see /metrics\n");
     });
     const host = text(flags, "host", "127.0.0.1");
-    const port = flags.port === undefined ? 28282 : Number(flags.port);
+    const port = flags.port === undefined ? 28283 : Number(flags.port);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, resolve);

@@ -44,7 +44,12 @@ const runtimeEnv = Object.assign({}, ...instructions(runtime, "ENV").map(parseEn
 function buildOutputs(): string[] {
   const bufGen = parseYaml(readFileSync(join(REPO_ROOT, "buf.gen.yaml"), "utf8")) as { plugins: { out: string }[] };
   const asconfig = JSON.parse(readFileSync(join(REPO_ROOT, "wasm-core/asconfig.json"), "utf8"));
-  return [...new Set(bufGen.plugins.map((plugin) => plugin.out)), join("wasm-core", dirname(asconfig.targets.release.outFile))];
+  // dist/: the bundled VM exporter (npm run build:exporter, deploy/vm/build-exporter.mjs).
+  return [
+    ...new Set(bufGen.plugins.map((plugin) => plugin.out)),
+    join("wasm-core", dirname(asconfig.targets.release.outFile)),
+    "dist",
+  ];
 }
 
 describe("Dockerfile", () => {

@@ -31,6 +31,7 @@ import { createMatrix, matrixToWasm, meanAbsolutePercentageError } from "../../w
 import { spawnNode, type RunningChild } from "../support/child-process.js";
 import { PROMTOOL_BINARY, type PrometheusInstance, savedResponseToOpenMetrics, startPrometheus } from "../support/prometheus.js";
 import { runCliCaptured } from "../support/run-cli.js";
+import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
 import { DEFAULT_VMS, generateVmRecording, type TestbedRecording, ZONES } from "../support/vm-testbed.js";
 
 const STEP = 5;
@@ -92,29 +93,39 @@ afterAll(async () => {
 
 describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
   it("vm-train publishes a model per VM size, and held-out workloads get package MAPE < 10% against the true power", async () => {
-    for (const [pipeline, trainers] of [
-      [PIPELINE, DEFAULT_TRAINERS],
-      [OTHER_PIPELINE, OTHER_TRAINERS],
-    ] as const) {
-      const trained = await runCliCaptured([
-        "vm-train",
-        "--prometheus-url",
-        prometheus.baseUrl,
-        "--start",
-        String(START),
-        "--end",
-        String(TRAIN_END),
-        "--feature-groups",
-        "GuestOSOnly,GuestOSPerf",
-        ...(pipeline === PIPELINE ? [] : ["--trainers", trainers.join(","), "--pipeline", pipeline]),
-        "--registry-address",
-        registry.address,
-      ]);
-      expect(trained.stderr).toBe("");
-      expect(trained.code).toBe(0);
-      // 2 groups x 3 sizes x 2 trainers.
-      expect(trained.stdout).toContain(`12 of 12 models published to pipeline ${pipeline}`);
-    }
+    // The default pipeline through the Tekton task's script (our CLI on PATH, as in our image).
+    const task = readTektonResources().find((r) => r.kind === "Task" && r.metadata.name === "kepler-model-vm-train")!;
+    const { stdout } = await runStepScript(task, "train", {
+      params: taskParams(task, {
+        PROMETHEUS_URL: prometheus.baseUrl,
+        START_TIME: String(START),
+        END_TIME: String(TRAIN_END),
+        FEATURE_GROUPS: "GuestOSOnly,GuestOSPerf",
+        REGISTRY_ADDRESS: registry.address,
+      }),
+      resultsDir: join(dir, "results"),
+      workspaceDir: join(dir, "workspace"),
+      scratchDir: dir,
+      grpcurlOutput: "",
+    });
+    // 2 groups x 3 sizes x 2 trainers.
+    expect(stdout).toContain(`12 of 12 models published to pipeline ${PIPELINE}`);
+    const trees = await runCliCaptured([
+      "vm-train",
+      "--input",
+      join(dir, "workspace", "data", "vm_query.json"),
+      "--feature-groups",
+      "GuestOSOnly,GuestOSPerf",
+      "--trainers",
+      OTHER_TRAINERS.join(","),
+      "--pipeline",
+      OTHER_PIPELINE,
+      "--registry-address",
+      registry.address,
+    ]);
+    expect(trees.stderr).toBe("");
+    expect(trees.code).toBe(0);
+    expect(trees.stdout).toContain(`12 of 12 models published to pipeline ${OTHER_PIPELINE}`);
     const client = createRegistryClient(registry.address);
     const nodeTypes = (await client.client.listNodeTypes({ pipelineName: PIPELINE })).nodeTypes;
     expect(nodeTypes.map((n) => [n.nodeType, n.spec?.cores, n.spec?.memoryGib])).toEqual([
@@ -340,7 +351,7 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
     client.close();
   }, 120_000);
 
-  it("works as a client of the estimator's Estimate RPC", async () => {
+  it("works as a client of the estimator's Estimate RPC (the bundled exporter, dist/, as the DaemonSet runs it)", async () => {
     const estimator = await startEstimator(
       {
         host: "127.0.0.1",

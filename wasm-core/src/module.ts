@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 
 /** Raw exports of wasm-core/build/core.wasm. Only files in wasm-core/src touch these. */
@@ -202,10 +202,11 @@ export function core(): CoreExports {
 }
 
 function instantiate(): CoreExports {
+  // Beside the sources (wasm-core/build), or beside a bundle that carries a copy (dist/, npm run build:exporter).
   const wasmUrl = new URL("../build/core.wasm", import.meta.url);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(wasmUrl);
+    bytes = readFileSync(existsSync(wasmUrl) ? wasmUrl : new URL("./core.wasm", import.meta.url));
   } catch (cause) {
     throw new Error(`wasm-core is not built (${wasmUrl.pathname} missing): run \`npm run build\``, { cause });
   }
