@@ -19,6 +19,7 @@ import {
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
+import { ZONES } from "../../services/vm-power/vm-exporter.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 const text = (flags: Flags, name: string, fallback = ""): string =>
@@ -101,6 +102,12 @@ export const vmTrainCommand: Command = {
       valueName: "t1,t2",
       description: `Trainers (default ${DEFAULT_VM_TRAINERS.join(",")}: they extrapolate to unseen workloads).`,
     },
+    {
+      name: "output-types",
+      valueName: "t1,t2",
+      description:
+        "AbsPower (default) and/or DynPower (each VM's power minus its share at rest: the least it drew per zone in the window, kept in profile/vm_idle.json).",
+    },
     { name: "pipeline", valueName: "name", description: `Pipeline to publish into (default ${DEFAULT_VM_PIPELINE}).` },
     { name: "seed", valueName: "N", description: "Seed of the train/test split (default 0)." },
     {
@@ -122,6 +129,11 @@ export const vmTrainCommand: Command = {
       assertFeatureGroup(g, `--feature-groups[${i}]`),
     ) as FeatureGroupName[];
     const trainerNames = list(text(flags, "trainers", DEFAULT_VM_TRAINERS.join(",")));
+    const outputTypes = list(text(flags, "output-types", "AbsPower")).map((type, i) => {
+      if (type !== "AbsPower" && type !== "DynPower")
+        throw new UsageError(`--output-types[${i}] must be AbsPower or DynPower, got "${type}"`);
+      return type;
+    });
     const pipelineName = text(flags, "pipeline", DEFAULT_VM_PIPELINE);
     const seed = flags.seed === undefined ? 0 : Number(flags.seed);
     const input = text(flags, "input");
@@ -133,7 +145,7 @@ export const vmTrainCommand: Command = {
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
     try {
       const trained = await trainVmModels(
-        { results, mapping, featureGroups, trainerNames, pipelineName, seed },
+        { results, mapping, featureGroups, outputTypes, trainerNames, pipelineName, seed },
         {
           async nodeTypeOf(machine, spec) {
             const response = await registry.client.indexMachine({
@@ -160,6 +172,7 @@ export const vmTrainCommand: Command = {
           for (const result of trained.results.filter((r) => r.featureGroup === group && r.nodeType === nodeType.nodeType)) {
             rows.push([
               group,
+              result.outputType,
               `${nodeType.nodeType} (${nodeType.spec.cores} vCPU, ${nodeType.spec.memory} GiB: ${nodeType.vms.map((v) => v.name).join(" ")})`,
               result.trainerName,
               result.outcome === "succeeded"
@@ -170,7 +183,40 @@ export const vmTrainCommand: Command = {
         }
         for (const skipped of table.skipped) stdout.write(`${group}: left out ${skipped.machine}: ${skipped.reason}\n`);
       }
-      stdout.write(formatTextTable(["group", "node type", "trainer", "test MAE (W)"], rows));
+      stdout.write(formatTextTable(["group", "output", "node type", "trainer", "test MAE (W)"], rows));
+      // The pipeline's metadata.json (what was trained, from what) and the VMs' idle power of DynPower.
+      await registry.client.putPipelineMetadata({
+        pipelineName,
+        metadataJson: JSON.stringify({
+          name: pipelineName,
+          kepler_version: "0.10+",
+          target,
+          host_label: mapping.hostLabel,
+          guest_label: mapping.guestLabel,
+          feature_groups: featureGroups,
+          abs_trainers: outputTypes.includes("AbsPower") ? trainerNames : [],
+          dyn_trainers: outputTypes.includes("DynPower") ? trainerNames : [],
+          isolator: outputTypes.includes("DynPower") ? "vm-min" : "",
+          vms: [...trained.tables.values()]
+            .flatMap((t) => t.nodeTypes.flatMap((n) => n.vms.map((vm) => vm.name)))
+            .filter((v, i, all) => all.indexOf(v) === i),
+        }),
+        files:
+          trained.idle.size === 0
+            ? []
+            : [
+                {
+                  path: "profile/vm_idle.json",
+                  data: Buffer.from(
+                    JSON.stringify(
+                      Object.fromEntries(
+                        [...trained.idle].map(([vm, watts]) => [vm, Object.fromEntries(ZONES.map((z, i) => [z, watts[i]]))]),
+                      ),
+                    ),
+                  ),
+                },
+              ],
+      });
       const ok = trained.results.filter((r) => r.outcome === "succeeded").length;
       stdout.write(`\n${ok} of ${trained.results.length} models published to pipeline ${pipelineName} at ${address}\n`);
       return ok > 0 ? 0 : 1;

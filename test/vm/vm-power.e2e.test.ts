@@ -20,7 +20,8 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { buildTestArchive, publishTestArchive } from "../../services/registry/testing/model-archives.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
-import { getColumn } from "../../services/domain/data-table.js";
+import { type DataTable, getColumn } from "../../services/domain/data-table.js";
+import type { ModelLocation } from "../../services/generated/kepler/model/v1/model.js";
 import {
   buildVmTrainingTable,
   DEFAULT_VM_MAPPING,
@@ -45,6 +46,8 @@ const PIPELINE = "vm-kepler-0.10";
 const DEFAULT_TRAINERS = ["LinearRegressionTrainer", "SGDRegressorTrainer"];
 const OTHER_TRAINERS = ["GradientBoostingRegressorTrainer", "KNeighborsRegressorTrainer"];
 const OTHER_PIPELINE = "vm-trees";
+const ABS = OutputType.OUTPUT_TYPE_ABS_POWER;
+const DYN = OutputType.OUTPUT_TYPE_DYN_POWER;
 
 let recording: TestbedRecording;
 let prometheus: PrometheusInstance;
@@ -108,8 +111,8 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
       scratchDir: dir,
       grpcurlOutput: "",
     });
-    // 2 groups x 3 sizes x 2 trainers.
-    expect(stdout).toContain(`12 of 12 models published to pipeline ${PIPELINE}`);
+    // 2 groups x 3 sizes x 2 trainers x AbsPower and DynPower (the task's default).
+    expect(stdout).toContain(`24 of 24 models published to pipeline ${PIPELINE}`);
     const trees = await runCliCaptured([
       "vm-train",
       "--input",
@@ -135,6 +138,13 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
     ]);
 
     const heldOut = await queryWindow(HELD_OUT_START, END);
+    // Each VM's share at rest, as vm-train stored it for its DynPower models.
+    const profiles = (await client.client.getPipelineProfiles({ pipelineName: PIPELINE })).files;
+    const idleFile = profiles.find((f) => f.path === "profile/vm_idle.json");
+    const idle = JSON.parse(Buffer.from(idleFile!.data).toString("utf8")) as Record<string, Record<string, number>>;
+    expect(Object.keys(idle).sort()).toEqual(DEFAULT_VMS.map((vm) => vm.name));
+    // The least each VM drew at rest: above 0 and below its mean power (2 vCPU VMs idle near 2.5 W of package).
+    for (const vm of DEFAULT_VMS) expect(idle[vm.name]!.package).toBeGreaterThan(1);
     const report: string[] = [];
     // MAPE per zone by "<group>/<trainer>/<node type>".
     const mapeOf = new Map<string, Record<string, number>>();
@@ -173,26 +183,28 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
           ]),
         );
         const models = [
-          ...(await client.client.listModels({ pipelineName: PIPELINE, featureGroup: group, nodeType: nodeTable.nodeType }))
-            .models,
-          ...(await client.client.listModels({ pipelineName: OTHER_PIPELINE, featureGroup: group, nodeType: nodeTable.nodeType }))
-            .models,
+          ...(
+            await client.client.listModels({
+              pipelineName: PIPELINE,
+              featureGroup: group,
+              nodeType: nodeTable.nodeType,
+              outputType: ABS,
+            })
+          ).models,
+          ...(
+            await client.client.listModels({
+              pipelineName: OTHER_PIPELINE,
+              featureGroup: group,
+              nodeType: nodeTable.nodeType,
+              outputType: ABS,
+            })
+          ).models,
         ];
         expect(models.map((m) => m.trainerName).sort(), `${group} node type ${nodeTable.nodeType}`).toEqual(
           [...DEFAULT_TRAINERS, ...OTHER_TRAINERS].sort(),
         );
         for (const model of models) {
-          const chunks: Buffer[] = [];
-          for await (const m of client.client.getModelArchive({ location: model.location })) chunks.push(m.archiveChunk);
-          const predictor = createComponentPredictor(
-            readComponentModels(readZip(Buffer.concat(chunks), model.modelName), [...ZONES]),
-          );
-          const columns = predictor.inputFeatures(model.features);
-          const values = new Float64Array(nodeTable.table.rowCount * columns.length);
-          columns.forEach((c, j) => values.set(getColumn(nodeTable.table, c), j * nodeTable.table.rowCount));
-          const x = matrixToWasm(createMatrix(nodeTable.table.rowCount, columns.length, values));
-          const powers = predictor.predict(x, columns, new Map());
-          x.buffer.free();
+          const powers = await predictWith(client, model, nodeTable.table);
           const mape = Object.fromEntries(
             ZONES.map((zone) => [zone, meanAbsolutePercentageError(truth[zone]!, powers.get(zone)!)]),
           );
@@ -231,6 +243,29 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
         for (const zone of ZONES) expect(chosen[zone], `${group} ${nodeTable.spec.cores} vCPU ${zone}`).toBeLessThan(10);
         // Linear models extrapolate to the unseen mixes (about 2% here).
         expect(mapeOf.get(`${group}/LinearRegressionTrainer/${nodeTable.nodeType}`)!.package).toBeLessThan(5);
+
+        // DynPower: the linear model's dynamic watts plus each VM's stored share at rest give its power back.
+        const [dynModel] = (
+          await client.client.listModels({
+            pipelineName: PIPELINE,
+            featureGroup: group,
+            nodeType: nodeTable.nodeType,
+            outputType: DYN,
+            trainerName: "LinearRegressionTrainer",
+          })
+        ).models;
+        const dynPowers = await predictWith(client, dynModel!, nodeTable.table);
+        for (const [z, zone] of ZONES.entries()) {
+          const rebuilt = Float64Array.from(dynPowers.get(zone)!, (watts, row) => {
+            const vm = nodeTable.vms.find((v) => row >= v.firstRow && row < v.firstRow + v.rowCount)!;
+            return watts + idle[vm.name]![ZONES[z]!]!;
+          });
+          const mape = meanAbsolutePercentageError(truth[zone]!, rebuilt);
+          report.push(
+            `${group.padEnd(12)} ${nodeTable.spec.cores} vCPU  LinearRegressionTrainer DynPower + idle  ${zone} ${mape.toFixed(1)}%`,
+          );
+          expect(mape, `DynPower + idle ${group} ${nodeTable.spec.cores} vCPU ${zone}`).toBeLessThan(10);
+        }
       }
     }
     console.log(`held-out MAPE against the true power (mixed workloads, 30 min, 6 VMs):\n${report.join("\n")}`);
@@ -382,6 +417,26 @@ describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
     expect(Number(/^kepler_node_cpu_watts\{[^}]*zone="package"[^}]*\} (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
   }, 60_000);
 });
+
+// Runs a published model (fetched from the registry) on every row of a table.
+async function predictWith(
+  client: ReturnType<typeof createRegistryClient>,
+  model: { location?: ModelLocation; modelName: string; features: string[] },
+  table: DataTable,
+): Promise<Map<string, Float64Array>> {
+  const chunks: Buffer[] = [];
+  for await (const m of client.client.getModelArchive({ location: model.location })) chunks.push(m.archiveChunk);
+  const predictor = createComponentPredictor(readComponentModels(readZip(Buffer.concat(chunks), model.modelName), [...ZONES]));
+  const columns = predictor.inputFeatures(model.features);
+  const values = new Float64Array(table.rowCount * columns.length);
+  columns.forEach((c, j) => values.set(getColumn(table, c), j * table.rowCount));
+  const x = matrixToWasm(createMatrix(table.rowCount, columns.length, values));
+  try {
+    return predictor.predict(x, columns, new Map());
+  } finally {
+    x.buffer.free();
+  }
+}
 
 function model(group: "GuestOSOnly" | "GuestOSPerf"): string[] {
   return group === "GuestOSOnly"
