@@ -118,6 +118,7 @@ export class PrometheusResponseBuilder {
     { series: PrometheusSeries[]; timestamps: Float64Array[]; values: Float64Array[]; size: number }
   >();
   private readonly notices: string[] = [];
+  private lastMetric: string | undefined;
 
   constructor(private readonly field = "response") {}
 
@@ -154,21 +155,36 @@ export class PrometheusResponseBuilder {
     this.push(name, labels, timestamps, values, firstNonFinite);
   }
 
-  /** The response built so far. */
+  /** The response: each metric's samples packed into one pair of arrays. */
   build(): PrometheusResponse {
     const metrics = new Map<string, PrometheusMetric>();
     for (const [name, parts] of this.metrics) {
-      const timestamps = new Float64Array(parts.size);
-      const values = new Float64Array(parts.size);
-      let offset = 0;
-      parts.timestamps.forEach((block, index) => {
-        timestamps.set(block, offset);
-        values.set(parts.values[index]!, offset);
-        offset += block.length;
+      this.pack(name);
+      metrics.set(name, {
+        name,
+        series: [...parts.series],
+        timestamps: parts.timestamps[0] ?? new Float64Array(0),
+        values: parts.values[0] ?? new Float64Array(0),
       });
-      metrics.set(name, { name, series: parts.series, timestamps, values });
     }
     return { metrics, notices: [...this.notices] };
+  }
+
+  // Concatenates a metric's series blocks into one block each for timestamps and values (the samples
+  // are held twice for this one metric while it is copied, never for the whole response).
+  private pack(name: string): void {
+    const parts = this.metrics.get(name)!;
+    if (parts.timestamps.length <= 1) return;
+    const timestamps = new Float64Array(parts.size);
+    const values = new Float64Array(parts.size);
+    let offset = 0;
+    parts.timestamps.forEach((block, index) => {
+      timestamps.set(block, offset);
+      values.set(parts.values[index]!, offset);
+      offset += block.length;
+    });
+    parts.timestamps = [timestamps];
+    parts.values = [values];
   }
 
   private addSeriesJson(name: string, series: unknown, path: string): void {
@@ -235,6 +251,10 @@ export class PrometheusResponseBuilder {
     values: Float64Array,
     firstNonFiniteIndex: number,
   ): void {
+    // A metric's series arrive together: pack the previous metric now, so its per-series blocks can be
+    // collected while the rest of the response is still being read.
+    if (this.lastMetric !== undefined && this.lastMetric !== name) this.pack(this.lastMetric);
+    this.lastMetric = name;
     this.addMetric(name);
     const parts = this.metrics.get(name)!;
     parts.series.push({ labels, offset: parts.size, length: timestamps.length, firstNonFiniteIndex });

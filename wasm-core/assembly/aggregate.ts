@@ -273,24 +273,12 @@ export function keepPowerRows(axisPtr: usize, n: i32, colsPtr: usize, nCols: i32
   return kept;
 }
 
-/** Number of (step, key) cells with presence[k][t] > 0 whose step has a row (rowIndex[t] >= 0). */
-export function countContainerRows(presencePtr: usize, keys: i32, steps: i32, rowIndexPtr: usize): i32 {
-  if (keys < 0 || steps < 0) return ERR_DIMENSION;
-  let count = 0;
-  for (let k = 0; k < keys; k++) {
-    const row = presencePtr + <usize>k * ((<usize>steps) << 3);
-    for (let t = 0; t < steps; t++) {
-      if (at(row, t) > 0 && at(rowIndexPtr, t) >= 0) count++;
-    }
-  }
-  return count;
-}
-
 /**
  * The container-level table (reference groupby([timestamp, id]).sum()): one row per present
- * (step, key) cell whose step has a row, ordered by step then key. Output columns (stride nOut):
- * the grid's planes, then the row-level columns (power, node type...) looked up through rowIndex
- * (a block of nRowCols columns with stride nRows). Writes each row's key and step index.
+ * (step, key) cell whose step has a row, ordered by step then key, for the steps stepFrom..stepTo-1
+ * (callers gather a long table in chunks of steps). Output columns (stride nOut): the grid's planes,
+ * then the row-level columns (power, node type...) looked up through rowIndex (a block of nRowCols
+ * columns with stride nRows). Writes each row's key and step index.
  */
 export function gatherContainerRows(
   gridPtr: usize,
@@ -306,13 +294,16 @@ export function gatherContainerRows(
   nOut: i32,
   outKeyPtr: usize,
   outStepPtr: usize,
+  stepFrom: i32,
+  stepTo: i32,
 ): i32 {
   if (planes < 0 || keys < 0 || steps < 0 || nRowCols < 0 || nRows < 0 || nOut < 0) return ERR_DIMENSION;
+  if (stepFrom < 0 || stepTo > steps || stepFrom > stepTo) return ERR_DIMENSION;
   const stepBytes = (<usize>steps) << 3;
   const outStride = (<usize>nOut) << 3;
   const rowStride = (<usize>nRows) << 3;
   let r = 0;
-  for (let t = 0; t < steps; t++) {
+  for (let t = stepFrom; t < stepTo; t++) {
     const rowIndex = at(rowIndexPtr, t);
     if (rowIndex < 0) continue;
     const source = <i32>rowIndex;

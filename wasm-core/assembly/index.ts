@@ -12,7 +12,6 @@ export {
   gatherByIndex,
   meanOrMissing,
   keepPowerRows,
-  countContainerRows,
   gatherContainerRows,
   gatherNodeRows,
   countPresentKeys,

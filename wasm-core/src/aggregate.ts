@@ -226,9 +226,13 @@ export interface RowLevelColumns {
   readonly rowIndex: F64Slice;
 }
 
+/** Rows gathered per chunk of whole steps: wasm holds one chunk of the output, never the whole table. */
+export const GATHER_CHUNK_ROWS = 1 << 16;
+
 /**
  * The container-level rows of a grid: one per (step, key) cell with presence > 0 whose step has a
- * row-level row, ordered by step then key; columns = grid planes then the row-level columns.
+ * row-level row, ordered by step then key; columns = grid planes then the row-level columns. Gathered
+ * in chunks of about `chunkRows` rows straight into the JavaScript arrays.
  */
 export function gatherContainerRows(
   grid: F64Slice,
@@ -236,41 +240,61 @@ export function gatherContainerRows(
   axis: F64Slice,
   shape: { planes: number; keys: number },
   rowLevel: RowLevelColumns,
+  chunkRows = GATHER_CHUNK_ROWS,
 ): GatheredRows {
   const exports = core();
   const { planes, keys } = shape;
   const steps = axis.length;
-  const count = exports.countContainerRows(presence.ptr, keys, steps, rowLevel.rowIndex.ptr);
-  assertKernelOk("countContainerRows", Math.min(count, 0));
+  const rowsPerStep = countPresentKeys(presence, keys, steps);
+  const perStep = withBuffers([rowsPerStep], () => rowsPerStep.toArray());
+  const rowIndexOfStep = new Float64Array(exports.memory.buffer, rowLevel.rowIndex.ptr, steps).slice();
+  for (let t = 0; t < steps; t++) if (rowIndexOfStep[t]! < 0) perStep[t] = 0;
+  const count = perStep.reduce((total, rows) => total + rows, 0);
   const columns = planes + rowLevel.nCols;
-  const out = F64Buffer.alloc(count * columns);
-  const keyIndex = F64Buffer.alloc(count);
-  const stepIndex = F64Buffer.alloc(count);
-  return withBuffers([out, keyIndex, stepIndex], () => {
-    const written = exports.gatherContainerRows(
-      grid.ptr,
-      planes,
-      keys,
-      steps,
-      presence.ptr,
-      rowLevel.rowIndex.ptr,
-      rowLevel.block.ptr,
-      rowLevel.nCols,
-      rowLevel.nRows,
-      out.ptr,
-      count,
-      keyIndex.ptr,
-      stepIndex.ptr,
-    );
-    assertKernelOk("gatherContainerRows", written === count ? 0 : -1);
-    const timestamps = gatherByIndex(axis, stepIndex, Number.NaN);
-    return withBuffers([timestamps], () => ({
-      rowCount: count,
-      values: out.toArray(),
-      keyIndex: keyIndex.toArray(),
-      timestamps: timestamps.toArray(),
-    }));
+  const values = new Float64Array(count * columns);
+  const keyIndex = new Float64Array(count);
+  const timestamps = new Float64Array(count);
+  const axisValues = new Float64Array(exports.memory.buffer, axis.ptr, steps).slice();
+  // A chunk holds whole steps: at least the largest step, else about chunkRows.
+  const largestStep = perStep.reduce((largest, rows) => Math.max(largest, rows), 0);
+  const capacity = Math.max(1, Math.min(count, chunkRows), largestStep);
+  const out = F64Buffer.alloc(capacity * columns);
+  const outKey = F64Buffer.alloc(capacity);
+  const outStep = F64Buffer.alloc(capacity);
+  withBuffers([out, outKey, outStep], () => {
+    let row = 0;
+    for (let from = 0; from < steps;) {
+      let to = from;
+      let rows = 0;
+      while (to < steps && (to === from || rows + perStep[to]! <= capacity)) rows += perStep[to++]!;
+      const written = exports.gatherContainerRows(
+        grid.ptr,
+        planes,
+        keys,
+        steps,
+        presence.ptr,
+        rowLevel.rowIndex.ptr,
+        rowLevel.block.ptr,
+        rowLevel.nCols,
+        rowLevel.nRows,
+        out.ptr,
+        rows,
+        outKey.ptr,
+        outStep.ptr,
+        from,
+        to,
+      );
+      assertKernelOk("gatherContainerRows", written === rows ? 0 : -1);
+      const chunk = out.view();
+      for (let c = 0; c < columns; c++) values.set(chunk.subarray(c * rows, (c + 1) * rows), c * count + row);
+      keyIndex.set(outKey.view().subarray(0, rows), row);
+      const stepOf = outStep.view();
+      for (let r = 0; r < rows; r++) timestamps[row + r] = axisValues[stepOf[r]!]!;
+      row += rows;
+      from = to;
+    }
   });
+  return { rowCount: count, values, keyIndex, timestamps };
 }
 
 /**

@@ -52,26 +52,22 @@ export function squeezeByTimestamp(input: TimedColumns, columns: readonly Squeez
   const steps = axisValues.length;
   const axis = F64Buffer.from(axisValues);
   const timestamps = F64Buffer.from(input.timestamps);
-  const values = F64Buffer.from(input.values);
+  // One input column at a time in wasm memory: a container table can be far larger than its squeeze.
+  const column = F64Buffer.alloc(rows);
   const sums = F64Buffer.alloc(steps * columns.length);
   const counts = F64Buffer.alloc(steps);
   const scratchCounts = F64Buffer.alloc(steps);
-  return withBuffers([axis, timestamps, values, sums, counts, scratchCounts], () => {
+  return withBuffers([axis, timestamps, column, sums, counts, scratchCounts], () => {
     sums.view().fill(0);
     counts.view().fill(0);
     scratchCounts.view().fill(0);
-    columns.forEach((column, k) => {
+    columns.forEach((entry, k) => {
+      column.view().set(input.values.subarray(entry.source * rows, (entry.source + 1) * rows));
       // Every column sees the same rows, so the first column's counts are every column's counts.
-      accumulateOnAxis(
-        axis,
-        timestamps,
-        sliceOf(values, column.source * rows, rows),
-        sliceOf(sums, k * steps, steps),
-        k === 0 ? counts : scratchCounts,
-      );
+      accumulateOnAxis(axis, timestamps, column, sliceOf(sums, k * steps, steps), k === 0 ? counts : scratchCounts);
     });
-    columns.forEach((column, k) => {
-      if (column.mode !== "mean") return;
+    columns.forEach((entry, k) => {
+      if (entry.mode !== "mean") return;
       const target = sliceOf(sums, k * steps, steps);
       const means = meanOrMissing(target, counts, Number.NaN, false);
       withBuffers([means], () => copySlice(means, target));

@@ -41,7 +41,6 @@ export interface CoreExports {
   gatherByIndex(srcPtr: number, nSrc: number, indexPtr: number, n: number, missing: number, outPtr: number): number;
   meanOrMissing(sumsPtr: number, countsPtr: number, n: number, missing: number, truncate: number, outPtr: number): number;
   keepPowerRows(axisPtr: number, n: number, colsPtr: number, nCols: number, nSumCols: number): number;
-  countContainerRows(presencePtr: number, keys: number, steps: number, rowIndexPtr: number): number;
   gatherContainerRows(
     gridPtr: number,
     planes: number,
@@ -56,6 +55,8 @@ export interface CoreExports {
     nOut: number,
     outKeyPtr: number,
     outStepPtr: number,
+    stepFrom: number,
+    stepTo: number,
   ): number;
   gatherNodeRows(
     sumsPtr: number,

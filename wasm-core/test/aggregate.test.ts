@@ -161,6 +161,11 @@ describe("timestamp axes", () => {
       expect(Array.from(rows.values)).toEqual([2, 20, 30, 100, 100, 200]);
       expect(Array.from(rows.keyIndex)).toEqual([0, 1, 1]);
       expect(Array.from(rows.timestamps)).toEqual([103, 103, 106]);
+      // Gathered in chunks of whole steps (one row asked: each chunk grows to its step's 2 and 1 rows).
+      const chunked = gatherContainerRows(grid, presence, axis, { planes: 1, keys: 2 }, rowLevel, 1);
+      expect(Array.from(chunked.values)).toEqual([2, 20, 30, 100, 100, 200]);
+      expect(Array.from(chunked.keyIndex)).toEqual([0, 1, 1]);
+      expect(Array.from(chunked.timestamps)).toEqual([103, 103, 106]);
       const sums = sumOverKeys(grid, 1, 2, 3);
       const presenceSums = sumOverKeys(presence, 1, 2, 3);
       const node = gatherNodeRows(sums, 1, axis, presenceSums, rowLevel);

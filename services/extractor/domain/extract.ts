@@ -8,6 +8,7 @@ import { InvalidInputError } from "../../domain/errors.js";
 import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
 import {
+  F64Buffer,
   type GatheredRows,
   type RowLevelColumns,
   gatherContainerRows,
@@ -21,7 +22,7 @@ import {
 import { isSystemFeature, USAGE_RATIO_METRIC } from "./metric-names.js";
 import { buildNodeColumns } from "./node-columns.js";
 import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
-import { withWasmScope } from "./wasm-scope.js";
+import { type WasmScope, withWasmScope } from "./wasm-scope.js";
 import { buildWorkloadGrid } from "./workload-grid.js";
 
 /** The two extractors of the reference. */
@@ -117,9 +118,10 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
     const planes = grid.featureColumns.length;
     const keys = grid.keys.length;
     const steps = grid.axis.length;
+    const hasPackageRatio = node.powerColumnNames.some((column) => column.includes("package"));
     const rowLevel: RowLevelColumns = {
-      block: node.block,
-      nCols: node.columnNames.length,
+      block: hasPackageRatio ? withPackageRatio(scope, node.block, node.stride, node.columnNames.length) : node.block,
+      nCols: node.columnNames.length + (hasPackageRatio ? 1 : 0),
       nRows: node.stride,
       rowIndex: scope.own(locateOnAxis(node.axis, grid.axis)),
     };
@@ -132,9 +134,8 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
     const rows =
       options.level === "node" ? nodeRows : gatherContainerRows(grid.grid, grid.presence, grid.axis, { planes, keys }, rowLevel);
     const rowIds = options.level === "node" ? undefined : Array.from(rows.keyIndex, (index) => grid.keys[index]!);
-    const hasPackageRatio = node.powerColumnNames.some((column) => column.includes("package"));
     const columnNames = [...grid.featureColumns, ...node.columnNames, ...(hasPackageRatio ? [PACKAGE_RATIO_COLUMN] : [])];
-    let table = assemble(rows, columnNames, hasPackageRatio, rowIds);
+    let table: DataTable = { columnNames, rowCount: rows.rowCount, values: rows.values, timestamps: rows.timestamps, rowIds };
     if (options.extractor === "smooth") {
       table = smooth(table, [...grid.featureColumns, ...node.powerColumnNames], notices);
     }
@@ -160,16 +161,14 @@ function correlate(nodeRows: GatheredRows, features: readonly string[]): Feature
   return features.map((feature, index) => ({ feature, correlation: r[index]! }));
 }
 
-function assemble(rows: GatheredRows, columnNames: string[], hasPackageRatio: boolean, rowIds: string[] | undefined): DataTable {
-  const n = rows.rowCount;
-  let values = rows.values;
-  if (hasPackageRatio) {
-    // One unit (`package`) and no usage-ratio metric: the ratio is 1/1 on every row.
-    values = new Float64Array(n * columnNames.length);
-    values.set(rows.values);
-    values.fill(1, rows.values.length);
-  }
-  return { columnNames, rowCount: n, values, timestamps: rows.timestamps, rowIds };
+// One unit (`package`) and no usage-ratio metric: the ratio is 1/1 on every row. Added as one more
+// row-level column, so the gathered rows come out with it (no copy of the whole table to append it).
+function withPackageRatio(scope: WasmScope, block: F64Buffer, stride: number, nCols: number): F64Buffer {
+  const extended = scope.own(F64Buffer.alloc(Math.max(1, stride * (nCols + 1))));
+  const view = extended.view();
+  view.set(block.view().subarray(0, stride * nCols));
+  view.fill(1, stride * nCols, stride * (nCols + 1));
+  return extended;
 }
 
 // SmoothExtractor: rolling(30).mean() of the feature and power columns over the rows as ordered

@@ -1,6 +1,6 @@
 import type { PrometheusMetric, PrometheusResponse } from "../../domain/prometheus-response.js";
 import { InvalidInputError } from "../../domain/errors.js";
-import { type F64Buffer, type F64Slice, sliceOf } from "../../../wasm-core/src/index.js";
+import { F64Buffer, type F64Slice, sliceOf, withBuffers } from "../../../wasm-core/src/index.js";
 import type { WasmScope } from "./wasm-scope.js";
 
 /** A metric copied into wasm memory: its packed timestamps and values, and a slice per series. */
@@ -13,6 +13,16 @@ export interface MetricBlock {
 /** Copies a metric's packed samples into wasm memory (two bulk copies), owned by the scope. */
 export function loadMetricBlock(scope: WasmScope, metric: PrometheusMetric): MetricBlock {
   return { metric, timestamps: scope.from(metric.timestamps), values: scope.from(metric.values) };
+}
+
+/**
+ * Runs `body` with the metric's samples in wasm memory and frees them right after: one metric at a
+ * time keeps the wasm high-water mark near one metric's size instead of the whole response's.
+ */
+export function withMetricBlock<T>(metric: PrometheusMetric, body: (block: MetricBlock) => T): T {
+  const timestamps = F64Buffer.from(metric.timestamps);
+  const values = F64Buffer.from(metric.values);
+  return withBuffers([timestamps, values], () => body({ metric, timestamps, values }));
 }
 
 /** The timestamps of one series of the block. */

@@ -9,7 +9,7 @@
 import { InvalidInputError } from "../../domain/errors.js";
 import type { PrometheusMetric, PrometheusResponse } from "../../domain/prometheus-response.js";
 import {
-  type F64Buffer,
+  F64Buffer,
   type F64Slice,
   accumulateOnAxis,
   counterToRateOnSlices,
@@ -17,16 +17,9 @@ import {
   overlayLatestChange,
   sliceOf,
   unionOfSorted,
+  withBuffers,
 } from "../../../wasm-core/src/index.js";
-import {
-  type MetricBlock,
-  assertFiniteSeries,
-  labelOf,
-  loadMetricBlock,
-  requireMetric,
-  seriesTimestamps,
-  seriesValues,
-} from "./metric-block.js";
+import { assertFiniteSeries, labelOf, requireMetric, seriesTimestamps, seriesValues, withMetricBlock } from "./metric-block.js";
 import { CONTAINER_KEY_LABELS, PROCESS_KEY_LABELS, VM_JOB_NAME, featureMetricName } from "./metric-names.js";
 import type { WasmScope } from "./wasm-scope.js";
 
@@ -90,103 +83,110 @@ export function buildWorkloadGrid(
   const keys = [...keySet].sort();
   const keyIndex = new Map(keys.map((key, index) => [key, index]));
 
-  const blocks = new Map<string, MetricBlock>();
-  const blockOf = (metric: PrometheusMetric): MetricBlock => {
-    let block = blocks.get(metric.name);
-    if (block === undefined) {
-      block = loadMetricBlock(scope, metric);
-      blocks.set(metric.name, block);
-    }
-    return block;
-  };
-  const usedSlices: F64Slice[] = [];
-  for (const plan of ordered) {
-    const block = blockOf(plan.metric);
-    const indices = plan.kind === "container" ? [...plan.segments.values()].flat() : plan.series;
-    for (const index of indices) usedSlices.push(seriesTimestamps(block, index));
-  }
-  const axis = scope.own(unionOfSorted(usedSlices));
+  const axis = scope.own(unionOfSorted(metricAxes(ordered)));
   const steps = axis.length;
   const grid = scope.zeros(Math.max(1, ordered.length * keys.length * steps));
   const presence = scope.zeros(Math.max(1, keys.length * steps));
   const cell = (plane: number, key: number): F64Slice => sliceOf(grid, (plane * keys.length + key) * steps, steps);
   const presenceOf = (key: number): F64Slice => sliceOf(presence, key * steps, steps);
 
-  ordered.forEach((plan, plane) => {
-    const block = blockOf(plan.metric);
-    if (plan.kind === "node") {
-      const key = keyIndex.get(NODE_LEVEL_ROW_ID)!;
-      for (const index of plan.series) {
-        accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), cell(plane, key), presenceOf(key));
-      }
-      return;
-    }
-    const resets = { decreases: 0, containers: 0 };
-    const overlaps = { samples: 0, containers: 0 };
-    const longest = Math.max(...[...plan.segments.values()].map((segment) => segmentLength(plan.metric, segment)));
-    const rates = scope.zeros(longest);
-    const joinedCounts = scope.zeros(longest);
-    const joinedValues = scope.zeros(longest);
-    const joinedChanges = scope.zeros(longest);
-    for (const [key, segment] of plan.segments) {
-      let timestamps: F64Slice;
-      let values: F64Slice;
-      if (segment.length === 1) {
-        timestamps = seriesTimestamps(block, segment[0]!);
-        values = seriesValues(block, segment[0]!);
-      } else {
-        // One container split over several series (Kepler's `command` label changing back and forth, a
-        // restarted exporter): the reference sorts all their samples by time before taking rates, so
-        // they are merged on their joint axis. Where two series share a step, Prometheus is repeating a
-        // stopped series through its lookback window (no staleness marker in backfilled data): the
-        // series that changed most recently is the live one (docs/deviations.md).
-        const merged = scope.own(unionOfSorted(segment.map((index) => seriesTimestamps(block, index))));
-        const n = merged.length;
-        const mergedValues = sliceOf(joinedValues, 0, n);
-        const changes = sliceOf(joinedChanges, 0, n);
-        const counts = sliceOf(joinedCounts, 0, n);
-        for (const buffer of [joinedValues, joinedChanges, joinedCounts]) buffer.view().fill(0, 0, n);
-        let shared = 0;
-        for (const index of segment)
-          shared += overlayLatestChange(
-            merged,
-            seriesTimestamps(block, index),
-            seriesValues(block, index),
-            mergedValues,
-            changes,
-            counts,
-          );
-        if (shared > 0) {
-          overlaps.samples += shared;
-          overlaps.containers++;
+  ordered.forEach((plan, plane) =>
+    withMetricBlock(plan.metric, (block) => {
+      if (plan.kind === "node") {
+        const key = keyIndex.get(NODE_LEVEL_ROW_ID)!;
+        for (const index of plan.series) {
+          accumulateOnAxis(axis, seriesTimestamps(block, index), seriesValues(block, index), cell(plane, key), presenceOf(key));
         }
-        timestamps = merged;
-        values = mergedValues;
+        return;
       }
-      const n = timestamps.length;
-      const rateSlice = sliceOf(rates, 0, n);
-      counterToRateOnSlices(timestamps, values, rateSlice, "repeat-previous");
-      const decreases = countDecreases(values);
-      if (decreases > 0) {
-        resets.decreases += decreases;
-        resets.containers++;
+      const resets = { decreases: 0, containers: 0 };
+      const overlaps = { samples: 0, containers: 0 };
+      const longest = Math.max(...[...plan.segments.values()].map((segment) => segmentLength(plan.metric, segment)));
+      const rates = scope.zeros(longest);
+      const joinedCounts = scope.zeros(longest);
+      const joinedValues = scope.zeros(longest);
+      const joinedChanges = scope.zeros(longest);
+      for (const [key, segment] of plan.segments) {
+        let timestamps: F64Slice;
+        let values: F64Slice;
+        if (segment.length === 1) {
+          timestamps = seriesTimestamps(block, segment[0]!);
+          values = seriesValues(block, segment[0]!);
+        } else {
+          // One container split over several series (Kepler's `command` label changing back and forth, a
+          // restarted exporter): the reference sorts all their samples by time before taking rates, so
+          // they are merged on their joint axis. Where two series share a step, Prometheus is repeating a
+          // stopped series through its lookback window (no staleness marker in backfilled data): the
+          // series that changed most recently is the live one (docs/deviations.md).
+          const merged = scope.own(unionOfSorted(segment.map((index) => seriesTimestamps(block, index))));
+          const n = merged.length;
+          const mergedValues = sliceOf(joinedValues, 0, n);
+          const changes = sliceOf(joinedChanges, 0, n);
+          const counts = sliceOf(joinedCounts, 0, n);
+          for (const buffer of [joinedValues, joinedChanges, joinedCounts]) buffer.view().fill(0, 0, n);
+          let shared = 0;
+          for (const index of segment)
+            shared += overlayLatestChange(
+              merged,
+              seriesTimestamps(block, index),
+              seriesValues(block, index),
+              mergedValues,
+              changes,
+              counts,
+            );
+          if (shared > 0) {
+            overlaps.samples += shared;
+            overlaps.containers++;
+          }
+          timestamps = merged;
+          values = mergedValues;
+        }
+        const n = timestamps.length;
+        const rateSlice = sliceOf(rates, 0, n);
+        counterToRateOnSlices(timestamps, values, rateSlice, "repeat-previous");
+        const decreases = countDecreases(values);
+        if (decreases > 0) {
+          resets.decreases += decreases;
+          resets.containers++;
+        }
+        const k = keyIndex.get(key)!;
+        accumulateOnAxis(axis, timestamps, rateSlice, cell(plane, k), presenceOf(k));
       }
-      const k = keyIndex.get(key)!;
-      accumulateOnAxis(axis, timestamps, rateSlice, cell(plane, k), presenceOf(k));
-    }
-    if (overlaps.samples > 0) {
-      notices.push(
-        `${plan.metric.name}: ${overlaps.samples} sample(s) of ${overlaps.containers} container(s) fell on steps another series of the same container also had (Prometheus repeats a stopped series through its lookback window when no staleness marker ends it); the series that changed most recently was kept`,
-      );
-    }
-    if (resets.decreases > 0) {
-      notices.push(
-        `${plan.metric.name}: ${resets.decreases} counter decrease(s) in ${resets.containers} container(s) read as resets (the previous rate is repeated, as in the reference)`,
-      );
-    }
-  });
+      if (overlaps.samples > 0) {
+        notices.push(
+          `${plan.metric.name}: ${overlaps.samples} sample(s) of ${overlaps.containers} container(s) fell on steps another series of the same container also had (Prometheus repeats a stopped series through its lookback window when no staleness marker ends it); the series that changed most recently was kept`,
+        );
+      }
+      if (resets.decreases > 0) {
+        notices.push(
+          `${plan.metric.name}: ${resets.decreases} counter decrease(s) in ${resets.containers} container(s) read as resets (the previous rate is repeated, as in the reference)`,
+        );
+      }
+    }),
+  );
   noteContainerLifetimes(ordered, axis, notices);
   return { axis, keys, featureColumns: ordered.map((plan) => plan.column), grid, presence };
+}
+
+/**
+ * Per plan, the union of the timestamps of the series it uses, computed with only that metric's
+ * timestamps in wasm memory. Their union is the grid's axis (a union of unions is the union).
+ */
+function* metricAxes(plans: readonly Plan[]): Generator<F64Buffer> {
+  for (const plan of plans) {
+    const used = plan.kind === "container" ? [...plan.segments.values()].flat() : plan.series;
+    const timestamps = F64Buffer.from(plan.metric.timestamps);
+    const axis = withBuffers([timestamps], () =>
+      unionOfSorted(
+        used.map((index) => sliceOf(timestamps, plan.metric.series[index]!.offset, plan.metric.series[index]!.length)),
+      ),
+    );
+    try {
+      yield axis;
+    } finally {
+      axis.free();
+    }
+  }
 }
 
 function segmentLength(metric: PrometheusMetric, segment: readonly number[]): number {
