@@ -1,8 +1,9 @@
 // The transport floor for the Estimate benchmark: a bare @grpc/grpc-js server (no nice-grpc, no
-// middleware, no model) that decodes each EstimateRequest and encodes an EstimateResponse of the size
-// the estimator answers (one `package`..`dram` watt per row; the message object is built once per row
-// count, serialised per call as any server must). Run as a child process by bench/estimator/run.ts;
-// prints `listening <port>`.
+// middleware, no model) that decodes each EstimateRequest and answers the EstimateResponse the
+// estimator itself gave for that row count (recorded by bench/estimator/run.ts into the file named by
+// the first argument, so both servers send the same message sizes); the message object is decoded
+// once, serialised per call as any server must. Prints `listening <port>`.
+import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import {
   EstimateRequest,
@@ -11,35 +12,15 @@ import {
   EstimateStreamResponse,
 } from "../../services/generated/kepler/model/v1/estimator_service.js";
 
-const COMPONENTS = ["package", "core", "uncore", "dram"];
-const answers = new Map<number, EstimateResponse>();
+const recorded = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as Record<string, string>;
+const answers = new Map(
+  Object.entries(recorded).map(([rows, base64]) => [Number(rows), EstimateResponse.decode(Buffer.from(base64, "base64"))]),
+);
 
-/** A response of the estimator's shape for `rows` rows. */
+/** The estimator's response for `rows` rows. */
 function answer(rows: number): EstimateResponse {
-  let response = answers.get(rows);
-  if (response === undefined) {
-    response = {
-      componentPowers: COMPONENTS.map((component, c) => ({
-        component,
-        powerWatts: Array.from({ length: rows }, (_, i) => 40 + c + i / 1000),
-      })),
-      rowCount: rows,
-      modelName: "LinearRegressionTrainer_0",
-      modelMaeWatts: 8.13,
-      coreRatio: 1,
-      featureGroup: "Basic",
-      selection: undefined,
-      modelLocation: {
-        pipelineName: "bench",
-        energySource: "rapl-sysfs",
-        outputType: 1,
-        featureGroup: "Basic",
-        modelName: "LinearRegressionTrainer_0",
-      },
-      modelMachineSpec: undefined,
-    };
-    answers.set(rows, response);
-  }
+  const response = answers.get(rows);
+  if (response === undefined) throw new Error(`no recorded response for ${rows} rows`);
   return response;
 }
 

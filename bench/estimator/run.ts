@@ -4,11 +4,11 @@
 // process (`kepler-model serve registry estimator`), so client work does not share their event loop.
 //   npm run bench -- estimator
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
-import type { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { type EstimateRequest, EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { Estimator } from "../../services/estimator/domain/estimate-power.js";
@@ -171,9 +171,22 @@ async function runCase(address: string, request: EstimateRequest, clients: numbe
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function startFloor(): Promise<{ child: ChildProcess; address: string }> {
+// The floor answers with the estimator's own responses (one per row count), recorded to a file.
+async function startFloor(
+  estimatorAddress: string,
+  rowCounts: readonly number[],
+): Promise<{ child: ChildProcess; address: string }> {
+  const channel = createEstimatorClient(estimatorAddress);
+  const recorded: Record<number, string> = {};
+  for (const rows of rowCounts) {
+    const response = await channel.client.estimate(estimateRequest("LinearRegressionTrainer", rows));
+    recorded[rows] = Buffer.from(EstimateResponse.encode(response).finish()).toString("base64");
+  }
+  channel.close();
+  const file = join(await mkdtemp(join(tmpdir(), "bench-floor-")), "responses.json");
+  await writeFile(file, JSON.stringify(recorded));
   const script = new URL("./floor-server.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script, file], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (data: Buffer) => {
@@ -215,10 +228,11 @@ async function runStreamCase(
   return (clients * messagesPerClient) / seconds;
 }
 
-// The estimator against the transport floor: a bare grpc-js server answering the same message sizes,
-// runs interleaved, median calls/s of 5 rounds each (issue goal: the estimator within 1.3x of the floor).
+// The estimator against the transport floor: a bare grpc-js server answering with the estimator's own
+// responses (same message sizes), runs interleaved, median calls/s of 5 rounds each (issue goal: the
+// estimator within 1.3x of the floor).
 async function transportFloor(estimatorAddress: string): Promise<void> {
-  const floor = await startFloor();
+  const floor = await startFloor(estimatorAddress, [1, 100]);
   try {
     const rows: string[][] = [];
     for (const n of [1, 100]) {

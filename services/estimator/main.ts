@@ -17,7 +17,7 @@ import { createRegistryModelSource } from "./registry-model-source.js";
 import { watchRegistry } from "./registry-watch.js";
 import { observeEstimate, observeRegistryReachable } from "./metrics.js";
 import { type EstimatorSocketHandle, type EstimatorSocketLimits, startEstimatorSocket } from "./estimator-socket.js";
-import { createEstimatorService } from "./server.js";
+import { createEstimatorDirectMethods, createEstimatorService } from "./server.js";
 
 // The first WatchModels attempt is awaited this long at most, so a slow registry cannot stall start-up.
 const WATCH_START_WAIT_MS = 3000;
@@ -104,6 +104,7 @@ export async function startEstimator(
         {
           definition: EstimatorServiceDefinition,
           implementation: createEstimatorService({ estimator, logger, closing: closing.signal }),
+          direct: createEstimatorDirectMethods({ estimator, logger, closing: closing.signal }),
         },
       ],
     });

@@ -10,6 +10,7 @@ import type {
 } from "../generated/kepler/model/v1/estimator_service.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
+import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/direct-methods.js";
 import type { Logger } from "../kit/logger.js";
 import { toServerError } from "../kit/status-mapping.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
@@ -60,7 +61,7 @@ export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
 export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>): EstimateResponse {
   const { model } = result;
   return {
-    componentPowers: result.componentPowers.map((c) => ({ component: c.component, powerWatts: Array.from(c.powerWatts) })),
+    componentPowers: result.componentPowers.map((c) => ({ component: c.component, powerWatts: numberArray(c.powerWatts) })),
     rowCount: result.rowCount,
     modelName: model.modelName,
     modelMaeWatts: model.maeWatts,
@@ -72,38 +73,72 @@ export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>)
   };
 }
 
-/** The EstimatorService implementation. */
-export function createEstimatorService(deps: {
+/** What the EstimatorService needs. */
+export interface EstimatorServiceDeps {
   estimator: Estimator<RegistryProvenance>;
   logger: Logger;
   /** Aborted when the server starts closing: open EstimateStream calls then end with OK between items. */
   closing?: AbortSignal;
-}): EstimatorServiceImplementation {
-  const { estimator } = deps;
+}
+
+// A plain array copy of the watts (an indexed loop: Array.from's iterator costs more than the estimate).
+function numberArray(values: Float64Array): number[] {
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i]!;
+  return out;
+}
+
+/** The EstimatorService implementation (nice-grpc). */
+export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorServiceImplementation {
+  const answer = streamItemAnswerer(deps);
   return {
-    async estimate(request) {
-      return encodeEstimateResult(observeEstimate(await estimator.estimate(decodeEstimateRequest(request)), "grpc"));
-    },
+    estimate: (request) => estimate(deps.estimator, request),
 
     async *estimateStream(requests: AsyncIterable<EstimateStreamRequest>): AsyncGenerator<EstimateStreamResponse> {
       // On shutdown the stream ends (status OK) after the item in progress: collectors send forever, and
       // would otherwise hold the server for its whole grace period and then see CANCELLED.
       for await (const item of deps.closing === undefined ? requests : untilAborted(requests, deps.closing)) {
-        try {
-          if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
-          const result = observeEstimate(await estimator.estimate(decodeEstimateRequest(item.estimate)), "grpc");
-          yield { requestId: item.requestId, result: { $case: "estimate", value: encodeEstimateResult(result) } };
-        } catch (caught) {
-          // Fields are named from the stream item, e.g. `estimate.values`.
-          const error =
-            caught instanceof InvalidInputError && caught.field !== "estimate"
-              ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
-              : caught;
-          const mapped = toServerError(error, deps.logger);
-          if (!(mapped instanceof ServerError)) throw mapped;
-          yield { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
-        }
+        yield await answer(item);
       }
     },
+  };
+}
+
+/** Estimate and EstimateStream served straight on grpc-js (kit/direct-methods.ts): the same answers. */
+export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record<string, DirectMethod> {
+  const estimateMethod: DirectUnaryMethod<EstimateRequest, EstimateResponse> = {
+    kind: "unary",
+    handle: (request) => estimate(deps.estimator, request),
+  };
+  const streamMethod: DirectBidiMethod<EstimateStreamRequest, EstimateStreamResponse> = {
+    kind: "bidi",
+    handleItem: streamItemAnswerer(deps),
+    closing: deps.closing,
+  };
+  return { estimate: estimateMethod as DirectMethod, estimateStream: streamMethod as DirectMethod };
+}
+
+async function estimate(estimator: Estimator<RegistryProvenance>, request: EstimateRequest): Promise<EstimateResponse> {
+  return encodeEstimateResult(observeEstimate(await estimator.estimate(decodeEstimateRequest(request)), "grpc"));
+}
+
+// One stream item's answer: the estimate, or the item's error as a status in the response (the
+// stream goes on); an error that maps to no status ends the call.
+function streamItemAnswerer(deps: EstimatorServiceDeps): (item: EstimateStreamRequest) => Promise<EstimateStreamResponse> {
+  return async (item) => {
+    try {
+      if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
+      const value = await estimate(deps.estimator, item.estimate);
+      return { requestId: item.requestId, result: { $case: "estimate", value } };
+    } catch (caught) {
+      // Fields are named from the stream item, e.g. `estimate.values`.
+      const error =
+        caught instanceof InvalidInputError && caught.field !== "estimate"
+          ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
+          : caught;
+      const mapped = toServerError(error, deps.logger);
+      if (!(mapped instanceof ServerError)) throw mapped;
+      return { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
+    }
   };
 }

@@ -100,17 +100,24 @@ export function createAuthMiddleware(policy: AuthPolicy, logger: Logger) {
     call: ServerMiddlewareCall<Request, Response>,
     context: CallContext,
   ): AsyncGenerator<Response, Response | void, undefined> {
-    const rpc = call.method.path;
-    const access = rpcAccess(rpc);
-    let caller: NamedToken | undefined;
-    try {
-      caller = authorize(policy, access, rpc, context.metadata.get("authorization"));
-    } catch (error) {
-      if (!(error instanceof AccessDenied)) throw error;
-      logger.warn({ rpc, caller: error.caller, peer: context.peer }, `denied: ${error.reason}`);
-      throw new ServerError(error.kind === "unauthenticated" ? Status.UNAUTHENTICATED : Status.PERMISSION_DENIED, error.message);
-    }
-    if (access === "write") logger.info({ rpc, caller: caller?.name, peer: context.peer }, "write authorized");
+    admitCall(policy, call.method.path, context.metadata.get("authorization"), context.peer, logger);
     return yield* call.next(call.request, context);
   };
+}
+
+/**
+ * Admits one call to `rpc` or throws ServerError UNAUTHENTICATED / PERMISSION_DENIED; denials and
+ * authorized writes are logged with the token's name, never the token.
+ */
+export function admitCall(policy: AuthPolicy, rpc: string, header: string | undefined, peer: string, logger: Logger): void {
+  const access = rpcAccess(rpc);
+  let caller: NamedToken | undefined;
+  try {
+    caller = authorize(policy, access, rpc, header);
+  } catch (error) {
+    if (!(error instanceof AccessDenied)) throw error;
+    logger.warn({ rpc, caller: error.caller, peer }, `denied: ${error.reason}`);
+    throw new ServerError(error.kind === "unauthenticated" ? Status.UNAUTHENTICATED : Status.PERMISSION_DENIED, error.message);
+  }
+  if (access === "write") logger.info({ rpc, caller: caller?.name, peer }, "write authorized");
 }

@@ -5,7 +5,12 @@ import type { RequestCheck } from "./request-bounds.js";
 import { toServerError } from "./status-mapping.js";
 import { activeTraceId } from "./tracing.js";
 
-let nextRequestId = 1;
+let lastRequestId = 0;
+
+/** A process-wide number for the next call, so its log lines can be told apart. */
+export function nextRequestId(): number {
+  return ++lastRequestId;
+}
 
 /**
  * Wraps every call: binds a child logger (rpc, request id), turns undecodable requests and requests
@@ -20,7 +25,7 @@ export function createCallMiddleware(logger: Logger, checks: ReadonlyMap<string,
     const traceId = activeTraceId();
     const callLogger = logger.child({
       rpc: call.method.path,
-      requestId: nextRequestId++,
+      requestId: nextRequestId(),
       ...(traceId === undefined ? {} : { traceId }),
     });
     const startedMs = performance.now();
@@ -38,9 +43,11 @@ export function createCallMiddleware(logger: Logger, checks: ReadonlyMap<string,
   };
 }
 
-function acceptAny(): void {}
+/** Accepts any request: for RPCs without field bounds. */
+export function acceptAny(): void {}
 
-function rejectMalformed<T>(request: T, check: RequestCheck): T {
+/** The request, or InvalidInputError when it did not decode, broke a wire bound or a field bound. */
+export function rejectMalformed<T>(request: T, check: RequestCheck): T {
   if (request instanceof MalformedRequest || request instanceof RefusedRequest) throw request.toError();
   check(request);
   return request;

@@ -1,14 +1,16 @@
+import type * as grpc from "@grpc/grpc-js";
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "./auth-middleware.js";
 import { createCallMiddleware } from "./call-middleware.js";
-import { callMetricsEnabled, createRpcMetricsMiddleware } from "./metrics.js";
+import { callMetricsEnabled, createRpcMeter, createRpcMetricsMiddleware } from "./metrics.js";
+import { type DirectCallKit, type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "./direct-methods.js";
 import { createTracingMiddleware, tracingEnabled } from "./tracing.js";
 import { loadDescriptorRegistry } from "./descriptor-registry.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
-import { listenWithoutBinding } from "./grpc-js-server-capture.js";
+import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { INSECURE, type SecurityConfig } from "./security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "./tls-credentials.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
@@ -23,6 +25,11 @@ export interface HostedService {
   definition: CompatServiceDefinition & { fullName: string } & Record<string, any>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above.
   implementation: any;
+  /**
+   * Hot methods served straight on grpc-js (direct-methods.ts), by the definition's method key (e.g.
+   * "estimate"); the implementation's method of the same name serves them when tracing is on.
+   */
+  direct?: Readonly<Record<string, DirectMethod>>;
 }
 
 export interface GrpcServerOptions {
@@ -89,16 +96,31 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
   // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
   // its request is looked at.
-  const measured = callMetricsEnabled() ? server.with(createRpcMetricsMiddleware(options.serviceName)) : server;
+  const meter = callMetricsEnabled() ? createRpcMeter(options.serviceName) : undefined;
+  const measured = meter !== undefined ? server.with(createRpcMetricsMiddleware(meter)) : server;
   const traced = tracingEnabled() ? measured.with(createTracingMiddleware(options.serviceName)) : measured;
   const guarded = auth === undefined ? traced : traced.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
   const descriptors = loadDescriptorRegistry();
-  const withCalls = guarded.with(createCallMiddleware(logger, compileRequestBounds(descriptors, names)));
+  const requestBounds = compileRequestBounds(descriptors, names);
+  const withCalls = guarded.with(createCallMiddleware(logger, requestBounds));
   const wireBounds = compileWireBounds(descriptors, names);
-  for (const { definition, implementation } of options.services) {
-    withCalls.add(withTolerantDecoding(definition, wireBounds), implementation);
+  // Direct methods bypass the middleware chain, so not with tracing (its spans live in the chain).
+  const directKit: DirectCallKit = { logger, auth, checks: requestBounds, meter };
+  const direct: Array<{ fullName: string; definition: DirectMethodDefinition; method: DirectMethod }> = [];
+  for (const { definition, implementation, direct: directMethods } of options.services) {
+    const tolerant = withTolerantDecoding(definition, wireBounds);
+    const served = tracingEnabled() ? {} : (directMethods ?? {});
+    for (const [key, method] of Object.entries(served)) {
+      direct.push({ fullName: definition.fullName, definition: tolerant.methods[key], method });
+    }
+    const rest = withoutMethods(tolerant, Object.keys(served));
+    // grpc-js refuses a service without methods: one served wholly direct is registered only there.
+    if (Object.keys(rest.methods).length > 0) withCalls.add(rest, implementation);
   }
+  const registerDirect = (grpcServer: grpc.Server) => {
+    for (const entry of direct) registerDirectMethod(grpcServer, entry.fullName, entry.definition, entry.method, directKit);
+  };
   const health = HealthState();
   guarded.add(HealthDefinition, HealthServiceImpl(health));
   addReflection(guarded, names);
@@ -106,10 +128,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   let shared: SharedPortListener | undefined;
   let port: number;
   if (options.http === undefined) {
-    port = await server.listen(`${options.host}:${options.port}`, serverCredentials(tlsFiles));
+    port = await listenWith(server, `${options.host}:${options.port}`, serverCredentials(tlsFiles), registerDirect);
   } else {
     // grpc-js binds nothing; the front socket owns the port (and terminates TLS) and injects gRPC connections.
-    const { injector } = await listenWithoutBinding(server);
+    const { injector } = await listenWithoutBinding(server, registerDirect);
     try {
       shared = await listenSharedPort({
         host: options.host,
@@ -187,6 +209,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     return closing;
   };
   return { name: options.serviceName, address, port, close, setServing };
+}
+
+// The definition without the given methods (served directly instead).
+function withoutMethods<D extends HostedService["definition"]>(definition: D, keys: readonly string[]): D {
+  if (keys.length === 0) return definition;
+  const methods = { ...definition.methods };
+  for (const key of keys) delete methods[key];
+  return { ...definition, methods };
 }
 
 // The HTTP routes sharing a port only read (the registry's POST /model selects a model), so they need a

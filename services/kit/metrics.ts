@@ -90,22 +90,24 @@ export function callMetricsEnabled(): boolean {
   return measuringCalls;
 }
 
+/** One measured call, ended once: answered OK, or failed with an error (its status code is counted). */
+export interface MeasuredCall {
+  ok(): void;
+  failed(error: unknown): void;
+}
+
 /**
- * Server middleware measuring every call: requests by status code, latency and in-flight. Label children
- * are bound once per method, so a call costs two map lookups and no allocation beyond nice-grpc's own.
+ * Measures the calls of one service: requests by status code, latency and in-flight. Label children
+ * are bound once per method, so a call costs two map lookups and no allocation beyond its timing.
  */
-export function createRpcMetricsMiddleware(service: string) {
+export function createRpcMeter(service: string): (method: string) => MeasuredCall {
   interface Bound {
     inFlight: ReturnType<typeof rpcInFlight.labels>;
     duration: ReturnType<typeof rpcDuration.labels>;
     ok: ReturnType<typeof rpcRequests.labels>;
   }
   const bound = new Map<string, Bound>();
-  return async function* rpcMetrics<Request, Response>(
-    call: ServerMiddlewareCall<Request, Response>,
-    context: CallContext,
-  ): AsyncGenerator<Response, Response | void, undefined> {
-    const method = call.method.path;
+  return (method) => {
     let children = bound.get(method);
     if (children === undefined) {
       children = {
@@ -115,18 +117,40 @@ export function createRpcMetricsMiddleware(service: string) {
       };
       bound.set(method, children);
     }
+    const measured = children;
     const started = performance.now();
-    children.inFlight.inc();
+    measured.inFlight.inc();
+    const end = () => {
+      measured.inFlight.dec();
+      measured.duration.observe((performance.now() - started) / 1000);
+    };
+    return {
+      ok() {
+        measured.ok.inc();
+        end();
+      },
+      failed(error) {
+        rpcRequests.labels(service, method, statusOf(error)).inc();
+        end();
+      },
+    };
+  };
+}
+
+/** Server middleware measuring every call with a meter (createRpcMeter) around nice-grpc's call chain. */
+export function createRpcMetricsMiddleware(meter: (method: string) => MeasuredCall) {
+  return async function* rpcMetrics<Request, Response>(
+    call: ServerMiddlewareCall<Request, Response>,
+    context: CallContext,
+  ): AsyncGenerator<Response, Response | void, undefined> {
+    const measured = meter(call.method.path);
     try {
       const result = yield* call.next(call.request, context);
-      children.ok.inc();
+      measured.ok();
       return result;
     } catch (error) {
-      rpcRequests.labels(service, method, statusOf(error)).inc();
+      measured.failed(error);
       throw error;
-    } finally {
-      children.inFlight.dec();
-      children.duration.observe((performance.now() - started) / 1000);
     }
   };
 }

@@ -49,10 +49,10 @@ export {
   withResidentMatrix,
   withResidentVector,
 } from "./matrix.js";
-export { applyScale, applyScaleInWasm, fitMaxAbsScale } from "./scaling.js";
+export { applyScale, applyScaleInWasm, applyScaleResident, fitMaxAbsScale } from "./scaling.js";
 export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "./metrics.js";
 export { permutation } from "./random.js";
-export { type FitLinearOptions, type LinearModel, fitLinear, predictLinear } from "./linear.js";
+export { type FitLinearOptions, type LinearModel, type PredictLinearOptions, fitLinear, predictLinear } from "./linear.js";
 export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolynomialLinear } from "./polynomial.js";
 export { type FitSgdOptions, type SgdModel, fitSgd } from "./sgd.js";
 export { type KnnModel, type PredictKnnOptions, predictKnn } from "./neighbours.js";

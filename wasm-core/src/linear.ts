@@ -54,8 +54,19 @@ export function fitLinear(x: Matrix | WasmMatrix, y: ArrayLike<number> | F64Buff
   return fitDesign(x, y, Design.asIs, options.positive);
 }
 
+/** Options of a linear prediction. */
+export interface PredictLinearOptions {
+  /** Negative predictions become 0 (the estimator's y[y < 0] = 0), in the same pass through wasm. */
+  readonly clampNonNegative?: boolean;
+}
+
 /** Shared by predictLinear and predictPolynomialLinear. */
-export function predictDesign(model: LinearModel, x: Matrix | WasmMatrix, design: number): Float64Array {
+export function predictDesign(
+  model: LinearModel,
+  x: Matrix | WasmMatrix,
+  design: number,
+  options: PredictLinearOptions = {},
+): Float64Array {
   assertMatrix(x, "predictLinear x");
   const q = designWidth(design, x.cols);
   if (model.coefficients.length !== q) {
@@ -69,12 +80,13 @@ export function predictDesign(model: LinearModel, x: Matrix | WasmMatrix, design
         "predictLinear",
         core().predictLinear(m.buffer.ptr, m.rows, m.cols, design, coef.ptr, model.intercept, out.ptr),
       );
+      if (options.clampNonNegative === true) assertKernelOk("clampNonNegative", core().clampNonNegative(out.ptr, m.rows));
       return out.toArray();
     });
   });
 }
 
 /** intercept + X coefficients for every row of X. */
-export function predictLinear(model: LinearModel, x: Matrix | WasmMatrix): Float64Array {
-  return predictDesign(model, x, Design.asIs);
+export function predictLinear(model: LinearModel, x: Matrix | WasmMatrix, options: PredictLinearOptions = {}): Float64Array {
+  return predictDesign(model, x, Design.asIs, options);
 }

@@ -1,5 +1,5 @@
 import { F64Buffer, withBuffers } from "./f64-buffer.js";
-import { Design, type LinearModel, designWidth, fitDesign, predictDesign } from "./linear.js";
+import { Design, type LinearModel, type PredictLinearOptions, designWidth, fitDesign, predictDesign } from "./linear.js";
 import { type Matrix, type WasmMatrix, withResidentMatrix } from "./matrix.js";
 import { core } from "./module.js";
 import { assertKernelOk } from "./status.js";
@@ -35,6 +35,10 @@ export function fitPolynomialLinear(x: Matrix | WasmMatrix, y: ArrayLike<number>
 }
 
 /** Predictions of a model from fitPolynomialLinear on the raw (unexpanded) features. */
-export function predictPolynomialLinear(model: LinearModel, x: Matrix | WasmMatrix): Float64Array {
-  return predictDesign(model, x, Design.polynomial2);
+export function predictPolynomialLinear(
+  model: LinearModel,
+  x: Matrix | WasmMatrix,
+  options: PredictLinearOptions = {},
+): Float64Array {
+  return predictDesign(model, x, Design.polynomial2, options);
 }

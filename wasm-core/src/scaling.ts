@@ -31,6 +31,23 @@ export function applyScale(x: Matrix | WasmMatrix, scale: ArrayLike<number>): Ma
   });
 }
 
+/** x / scale as a new wasm-resident matrix (no copy out, for predictions that follow); the caller frees its buffer. */
+export function applyScaleResident(x: Matrix | WasmMatrix, scale: ArrayLike<number>): WasmMatrix {
+  assertMatrix(x, "applyScaleResident x");
+  if (scale.length !== x.cols) throw new RangeError(`applyScaleResident: ${x.cols} columns but ${scale.length} scales`);
+  return withResidentMatrix(x, "applyScaleResident x", (m) => {
+    const out = F64Buffer.alloc(m.rows * m.cols);
+    const s = F64Buffer.from(scale);
+    try {
+      withBuffers([s], () => assertKernelOk("applyScale", core().applyScale(m.buffer.ptr, m.rows, m.cols, s.ptr, out.ptr)));
+    } catch (error) {
+      out.free();
+      throw error;
+    }
+    return { rows: m.rows, cols: m.cols, buffer: out };
+  });
+}
+
 /** Scales a wasm-resident matrix in place (no copy out). */
 export function applyScaleInWasm(x: WasmMatrix, scale: ArrayLike<number>): void {
   assertMatrix(x, "applyScaleInWasm x");

@@ -6,7 +6,7 @@ import { featureGroupOf, mainFeatureIndex } from "../../domain/feature-groups.js
 import { FailedPreconditionError } from "../../domain/errors.js";
 import { type ComponentModelFile, type ComponentModels, createTreeModelPredictor, type WeightJson } from "../../models/index.js";
 import {
-  applyScale,
+  applyScaleResident,
   clampNonNegative,
   divideOrZero,
   type Matrix,
@@ -36,8 +36,8 @@ export interface Predictor {
 
 /** Everything our archive format holds for prediction. */
 
-function scaledColumn(x: Matrix, index: number): Float64Array {
-  return x.values.subarray(index * x.rows, (index + 1) * x.rows);
+function scaledColumn(x: WasmMatrix, index: number): Float64Array {
+  return x.buffer.view().slice(index * x.rows, (index + 1) * x.rows);
 }
 
 // KNN training columns as one column-major matrix, built once per model.
@@ -50,29 +50,33 @@ function fitMatrix(columns: readonly number[][]): Matrix {
   return { rows, cols: columns.length, values };
 }
 
-type ScaledPredict = (scaled: Matrix) => Float64Array;
+/** Watts of one component (>= 0) from the scaled matrix, which stays in wasm memory for every component. */
+type ScaledPredict = (scaled: WasmMatrix) => Float64Array;
 
 function componentPredict(model: ComponentModelFile): ScaledPredict {
   switch (model.kind) {
     case "linear":
     case "sgd": {
       const linear = { coefficients: Float64Array.from(model.coefficients), intercept: model.intercept };
-      return (scaled) => predictLinear(linear, scaled);
+      return (scaled) => predictLinear(linear, scaled, { clampNonNegative: true });
     }
     case "polynomial": {
       const linear = { coefficients: Float64Array.from(model.coefficients), intercept: model.intercept };
-      return (scaled) => predictPolynomialLinear(linear, scaled);
+      return (scaled) => predictPolynomialLinear(linear, scaled, { clampNonNegative: true });
     }
     case "k_neighbors": {
       const knn = { x: fitMatrix(model.fit_x_columns), y: Float64Array.from(model.fit_y), k: model.n_neighbors };
-      return (scaled) => predictKnn(knn, scaled);
+      return (scaled) => clampNonNegative(predictKnn(knn, scaled));
     }
     case "curve_fit":
-      return (scaled) => predictCurve(model.function, model.parameters, scaledColumn(scaled, model.feature_index));
+      return (scaled) =>
+        clampNonNegative(predictCurve(model.function, model.parameters, scaledColumn(scaled, model.feature_index)));
     case "gradient_boosting":
     case "xgboost_fit":
-    case "svr":
-      return createTreeModelPredictor(model);
+    case "svr": {
+      const predict = createTreeModelPredictor(model);
+      return (scaled) => clampNonNegative(predict(scaled));
+    }
   }
 }
 
@@ -84,8 +88,12 @@ export function createComponentPredictor(models: ComponentModels): Predictor {
     components: predictors.map(([component]) => component),
     inputFeatures: () => [...models.features],
     predict(x) {
-      const scaled = applyScale(x, scale);
-      return new Map(predictors.map(([component, run]) => [component, clampNonNegative(run(scaled))]));
+      const scaled = applyScaleResident(x, scale);
+      try {
+        return new Map(predictors.map(([component, run]) => [component, run(scaled)]));
+      } finally {
+        scaled.buffer.free();
+      }
     },
   };
 }
