@@ -3,6 +3,7 @@
 // 1 and 16 concurrent clients (one channel each). The registry and estimator run in a separate
 // process (`kepler-model serve registry estimator`), so client work does not share their event loop.
 //   npm run bench -- estimator
+//   npm run bench -- estimator --only=floor     # just the comparison with the transport floor
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -351,10 +352,15 @@ async function domainOnly(): Promise<string[][]> {
 }
 
 export default async function run(): Promise<void> {
+  const onlyFloor = process.argv.includes("--only=floor");
   const dir = await mkdtemp(join(tmpdir(), "bench-estimator-"));
   const servers = await startServers(join(dir, "models"));
   try {
     await publishModels(servers.registry);
+    if (onlyFloor) {
+      await transportFloor(servers.estimator);
+      return;
+    }
     const rows: string[][] = [];
     for (const [label, trainer] of [
       ["linear", "LinearRegressionTrainer"],
@@ -387,6 +393,7 @@ export default async function run(): Promise<void> {
     await new Promise((resolve) => servers.child.on("exit", resolve));
     await rm(dir, { recursive: true, force: true });
   }
+  if (onlyFloor) return;
   await metricsCost();
   printTable(
     "The Estimate use case in-process (no gRPC), median of 200 calls",

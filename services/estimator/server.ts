@@ -108,7 +108,7 @@ export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorSer
 export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record<string, DirectMethod> {
   const estimateMethod: DirectUnaryMethod<EstimateRequest, EstimateResponse> = {
     kind: "unary",
-    handle: (request) => estimate(deps.estimator, request),
+    handle: (request) => estimateSoon(deps.estimator, request),
   };
   const streamMethod: DirectBidiMethod<EstimateStreamRequest, EstimateStreamResponse> = {
     kind: "bidi",
@@ -119,26 +119,50 @@ export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record
 }
 
 async function estimate(estimator: Estimator<RegistryProvenance>, request: EstimateRequest): Promise<EstimateResponse> {
-  return encodeEstimateResult(observeEstimate(await estimator.estimate(decodeEstimateRequest(request)), "grpc"));
+  return estimateSoon(estimator, request);
+}
+
+// The response right away when the model is loaded (most calls), else once it is.
+function estimateSoon(
+  estimator: Estimator<RegistryProvenance>,
+  request: EstimateRequest,
+): EstimateResponse | Promise<EstimateResponse> {
+  const input = decodeEstimateRequest(request);
+  const now = estimator.estimateNow(input);
+  if (now !== undefined) return encodeEstimateResult(observeEstimate(now, "grpc"));
+  return estimator.estimate(input).then((result) => encodeEstimateResult(observeEstimate(result, "grpc")));
 }
 
 // One stream item's answer: the estimate, or the item's error as a status in the response (the
 // stream goes on); an error that maps to no status ends the call.
-function streamItemAnswerer(deps: EstimatorServiceDeps): (item: EstimateStreamRequest) => Promise<EstimateStreamResponse> {
-  return async (item) => {
+function streamItemAnswerer(
+  deps: EstimatorServiceDeps,
+): (item: EstimateStreamRequest) => EstimateStreamResponse | Promise<EstimateStreamResponse> {
+  const failed = (item: EstimateStreamRequest, caught: unknown): EstimateStreamResponse => {
+    // Fields are named from the stream item, e.g. `estimate.values`.
+    const error =
+      caught instanceof InvalidInputError && caught.field !== "estimate"
+        ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
+        : caught;
+    const mapped = toServerError(error, deps.logger);
+    if (!(mapped instanceof ServerError)) throw mapped;
+    return { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
+  };
+  const answered = (item: EstimateStreamRequest, value: EstimateResponse): EstimateStreamResponse => ({
+    requestId: item.requestId,
+    result: { $case: "estimate", value },
+  });
+  return (item) => {
     try {
       if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
-      const value = await estimate(deps.estimator, item.estimate);
-      return { requestId: item.requestId, result: { $case: "estimate", value } };
+      const value = estimateSoon(deps.estimator, item.estimate);
+      if (!(value instanceof Promise)) return answered(item, value);
+      return value.then(
+        (later) => answered(item, later),
+        (caught: unknown) => failed(item, caught),
+      );
     } catch (caught) {
-      // Fields are named from the stream item, e.g. `estimate.values`.
-      const error =
-        caught instanceof InvalidInputError && caught.field !== "estimate"
-          ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
-          : caught;
-      const mapped = toServerError(error, deps.logger);
-      if (!(mapped instanceof ServerError)) throw mapped;
-      return { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
+      return failed(item, caught);
     }
   };
 }

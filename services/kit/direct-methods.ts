@@ -14,19 +14,24 @@ import type { MeasuredCall } from "./metrics.js";
 import type { RequestCheck } from "./request-bounds.js";
 import { toServerError } from "./status-mapping.js";
 
-/** A unary method: the decoded, checked request in, the response out (errors map to a status). */
+/**
+ * A unary method: the decoded, checked request in, the response out (errors map to a status); a
+ * response returned (not promised) is sent in the same turn.
+ */
 export interface DirectUnaryMethod<Request = never, Response = unknown> {
   readonly kind: "unary";
-  handle(request: Request): Promise<Response>;
+  handle(request: Request): Response | Promise<Response>;
 }
 
 /**
- * A bidirectional stream answered item by item, in order: one response per request item. An error
- * thrown by handleItem ends the call with its status (answer per-item failures in the response instead).
+ * A bidirectional stream answered item by item, in order: one response per request item, written in
+ * the turn the item arrived when handleItem returns it (not a promise) and nothing is queued before it.
+ * An error thrown by handleItem ends the call with its status (answer per-item failures in the
+ * response instead).
  */
 export interface DirectBidiMethod<Request = never, Response = unknown> {
   readonly kind: "bidi";
-  handleItem(request: Request): Promise<Response>;
+  handleItem(request: Request): Response | Promise<Response>;
   /** When aborted (server closing), the stream ends with OK after the item in progress. */
   readonly closing?: AbortSignal;
 }
@@ -117,6 +122,11 @@ function unaryHandler(method: DirectUnaryMethod, kit: CallKit): grpc.handleUnary
   return (call, callback) => {
     const startedMs = performance.now();
     let measured: MeasuredCall | undefined;
+    const answer = (response: unknown) => {
+      measured?.ok();
+      kit.debugCompleted(startedMs);
+      callback(null, response);
+    };
     const fail = (error: unknown) => {
       const { error: mapped, status } = kit.status(error);
       measured?.failed(mapped);
@@ -124,16 +134,19 @@ function unaryHandler(method: DirectUnaryMethod, kit: CallKit): grpc.handleUnary
     };
     try {
       measured = kit.start(call.metadata, () => call.getPeer());
-      const request = rejectMalformed(call.request, kit.check) as never;
-      method.handle(request).then((response) => {
-        measured?.ok();
-        kit.debugCompleted(startedMs);
-        callback(null, response);
-      }, fail);
     } catch (error) {
-      if (measured === undefined) callback(kit.status(error).status);
-      else fail(error);
+      callback(kit.status(error).status);
+      return;
     }
+    let response: unknown;
+    try {
+      response = method.handle(rejectMalformed(call.request, kit.check) as never);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (response instanceof Promise) response.then(answer, fail);
+    else answer(response);
   };
 }
 
@@ -143,11 +156,16 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
     let measured: MeasuredCall | undefined;
     let done = false;
     let stopping = false;
-    // Items are answered one after the other, in order; `queue` is the tail of that chain.
-    let queue: Promise<void> = Promise.resolve();
-    const onClosing = () => {
-      stopping = true;
-      queue = queue.then(() => finish());
+    // Steps (answer an item, end the call) run in order. While none is pending a step runs at once;
+    // `tail` is the pending chain, if any.
+    let tail: Promise<void> | undefined;
+    const enqueue = (step: () => void | Promise<void>) => {
+      const pending = tail === undefined ? step() : tail.then(step);
+      if (pending === undefined) return;
+      const settled: Promise<void> = pending.then(() => {
+        if (tail === settled) tail = undefined;
+      });
+      tail = settled;
     };
     const finish = (error?: unknown) => {
       if (done) return;
@@ -163,6 +181,25 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
       measured?.failed(mapped);
       call.emit("error", status);
     };
+    const send = (response: unknown): void | Promise<void> => {
+      if (!done && !call.write(response)) return drained(call);
+    };
+    const answer = (item: unknown): void | Promise<void> => {
+      if (done || stopping) return;
+      let response: unknown;
+      try {
+        response = method.handleItem(rejectMalformed(item, kit.check) as never);
+      } catch (error) {
+        finish(error);
+        return;
+      }
+      if (response instanceof Promise) return response.then(send, finish);
+      return send(response);
+    };
+    const onClosing = () => {
+      stopping = true;
+      enqueue(() => finish());
+    };
     try {
       measured = kit.start(call.metadata, () => call.getPeer());
     } catch (error) {
@@ -176,21 +213,8 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
       method.closing?.removeEventListener("abort", onClosing);
       measured?.failed(new AbortError());
     });
-    call.on("data", (item: unknown) => {
-      if (done || stopping) return;
-      queue = queue.then(async () => {
-        if (done || stopping) return;
-        try {
-          const response = await method.handleItem(rejectMalformed(item, kit.check) as never);
-          if (!done && !call.write(response)) await drained(call);
-        } catch (error) {
-          finish(error);
-        }
-      });
-    });
-    call.on("end", () => {
-      queue = queue.then(() => finish());
-    });
+    call.on("data", (item: unknown) => enqueue(() => answer(item)));
+    call.on("end", () => enqueue(() => finish()));
     if (method.closing?.aborted) onClosing();
     else method.closing?.addEventListener("abort", onClosing, { once: true });
   };

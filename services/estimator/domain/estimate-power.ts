@@ -100,8 +100,22 @@ export class Estimator<P> {
   async estimate(input: EstimateInput): Promise<EstimateResult<P>> {
     assertInput(input);
     const query = this.queryOf(input);
-    const model = await this.cache.get(query);
-    // From here on nothing awaits: the model cannot change under this call.
+    return this.predict(input, query, this.cache.cached(query) ?? (await this.cache.get(query)));
+  }
+
+  /**
+   * The estimate right away when its model is loaded already, else undefined (then `estimate` waits
+   * for the model): lets a server answer a stream item in the same turn it arrived.
+   */
+  estimateNow(input: EstimateInput): EstimateResult<P> | undefined {
+    assertInput(input);
+    const query = this.queryOf(input);
+    const model = this.cache.cached(query);
+    return model === undefined ? undefined : this.predict(input, query, model);
+  }
+
+  // Synchronous: the model cannot change under the call.
+  private predict(input: EstimateInput, query: ModelQuery, model: LoadedModel<P>): EstimateResult<P> {
     const rows = input.values.kind === "bytes" ? F64Buffer.fromBytes(input.values.bytes) : F64Buffer.from(input.values.list);
     try {
       const bad = firstNonFinite(rows);

@@ -43,23 +43,21 @@ export class ModelCache<P> {
     this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MODEL_CACHE_ENTRIES);
   }
 
+  /**
+   * The model for a query when it is loaded already (a stale one starts its reload and keeps serving
+   * meanwhile), else undefined: the estimate can then be answered without waiting.
+   */
+  cached(query: ModelQuery): LoadedModel<P> | undefined {
+    return this.hit(queryKey(query));
+  }
+
   /** The model for a query, loading it on first use. Load failures are not cached. */
   async get(query: ModelQuery): Promise<LoadedModel<P>> {
     const key = queryKey(query);
+    const current = this.hit(key);
+    if (current !== undefined) return current;
     const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-      if (entry.current !== undefined) {
-        if (entry.stale && entry.reloading === undefined) {
-          cacheEvents.inc({ result: "reload" });
-          this.reload(key, entry);
-        }
-        cacheEvents.inc({ result: "hit" });
-        return entry.current;
-      }
-      if (entry.loading !== undefined) return entry.loading;
-    }
+    if (entry?.loading !== undefined) return entry.loading;
     cacheEvents.inc({ result: "miss" });
     const fresh: Entry<P> = { query, stale: false, generation: 0 };
     const loading = this.source.load(query).then(
@@ -77,6 +75,20 @@ export class ModelCache<P> {
     this.entries.set(key, fresh);
     this.evict();
     return loading;
+  }
+
+  private hit(key: string): LoadedModel<P> | undefined {
+    const entry = this.entries.get(key);
+    if (entry?.current === undefined) return undefined;
+    // Least recently used first: a hit moves the entry to the end.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (entry.stale && entry.reloading === undefined) {
+      cacheEvents.inc({ result: "reload" });
+      this.reload(key, entry);
+    }
+    cacheEvents.inc({ result: "hit" });
+    return entry.current;
   }
 
   private evict(): void {
