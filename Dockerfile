@@ -3,8 +3,9 @@
 #   docker run --rm -p 8100-8105:8100-8105 kepler-model:0.1.0                 # all six services
 #   docker run --rm -p 8101:8101 kepler-model:0.1.0 serve estimator \
 #     --registry-address registry.example:8100                               # one service
-# Sources are TypeScript run by tsx (a production dependency); only the generated contracts and the
-# WebAssembly core are built, in the builder stage, and copied into the runtime stage.
+# The builder stage generates the contracts, builds the WebAssembly core and bundles the command
+# (dist/, npm run build); bin/kepler-model.js runs that bundle, or the TypeScript sources through tsx (a
+# production dependency) with --trainer-modules.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS builder
@@ -15,7 +16,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY buf.yaml buf.gen.yaml tsconfig.json ./
 COPY proto ./proto
 COPY wasm-core ./wasm-core
-# The stand-alone VM exporter bundle (dist/) is built from the CLI and service sources.
+# The command's bundle and the stand-alone VM exporter (dist/) are built from the CLI and service sources.
+COPY bin ./bin
 COPY cli ./cli
 COPY services ./services
 COPY deploy/vm/build-exporter.mjs ./deploy/vm/

@@ -1,7 +1,7 @@
 // Side by side with the Python reference kepler-model-server (issue 19 item 5): node- and container-level
 // extraction of the synthetic recording (200 containers x 1,200 samples) and the whole pipeline on the
 // bundled coremark recording (both sources, CounterOnly, every trainer for AbsPower and DynPower, min
-// isolator). Each case is a whole process (ours: bench/reference/ours-run.ts, the reference:
+// isolator). Each case is a whole process (ours: bench/reference/ours-run.ts bundled, the reference:
 // reference_run.py with its src/ on PYTHONPATH), runs interleaved, 3 each; medians, ratios, peak RSS.
 //   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference
 // Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo and python3-psutil.
@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { build } from "esbuild";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { printTable } from "../support/measure.js";
 import { BASE_SHAPE, writeSyntheticResponse } from "../support/synthetic-response.js";
@@ -65,6 +66,9 @@ export default async function run(): Promise<void> {
     return;
   }
   const dir = await mkdtemp(join(tmpdir(), "bench-reference-"));
+  // Ours runs as the product does, bundled (no TypeScript compiled at start): ours-run.ts is bundled into
+  // dist/ beside the command's bundle, whose worker modules it starts (npm run build:cli refreshes them).
+  const oursBundle = await bundleOursRun();
   try {
     const synthetic = join(dir, "synthetic.json");
     await writeSyntheticResponse(synthetic, BASE_SHAPE);
@@ -89,7 +93,7 @@ export default async function run(): Promise<void> {
       const ours: Run[] = [];
       const reference: Run[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        ours.push(await timedChild(process.execPath, ["--import", "tsx", join(here, "ours-run.ts"), ...args], process.env));
+        ours.push(await timedChild(process.execPath, [oursBundle, ...args], process.env));
         reference.push(
           await timedChild(python, [join(here, "reference_run.py"), ...args], {
             ...pythonEnv,
@@ -114,5 +118,24 @@ export default async function run(): Promise<void> {
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await rm(oursBundle, { force: true });
   }
+}
+
+async function bundleOursRun(): Promise<string> {
+  const root = new URL("../../", import.meta.url).pathname;
+  const built = spawnSync(process.execPath, [join(root, "bin/build-cli.mjs")], { cwd: root, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`npm run build:cli failed: ${built.stderr}`);
+  const outfile = join(root, "dist", "bench-reference-ours.mjs");
+  await build({
+    entryPoints: [join(here, "ours-run.ts")],
+    outfile,
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
+  return outfile;
 }

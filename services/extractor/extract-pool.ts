@@ -1,6 +1,6 @@
 // The extractor's parsing and table building on a pool of worker threads, so a large response does not
 // stall the other RPCs of the process; the response bytes move to the worker without a copy.
-import { createWorkerPool } from "../kit/worker-pool.js";
+import { createWorkerPool, workerModule } from "../kit/worker-pool.js";
 import { ownedBuffers } from "../kit/worker-tasks.js";
 import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./domain/extract-task.js";
 
@@ -13,7 +13,7 @@ export interface ExtractRunner {
 export function createExtractRunner(threads: number): ExtractRunner {
   if (threads === 0) return { run: async (task) => runExtractTask(task), close: async () => {} };
   const pool = createWorkerPool<ExtractTask, ExtractTaskResult>({
-    entry: new URL("./extract-worker.ts", import.meta.url),
+    entry: workerModule("extract-worker", import.meta.url),
     size: threads,
     name: "extractor",
   });

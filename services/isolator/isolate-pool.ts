@@ -1,7 +1,7 @@
 // The isolator's table work on a pool of worker threads (none, min and profile isolators: pure functions
 // of the table), so a large container table does not stall the other RPCs of the process.
 import type { DataTable } from "../domain/data-table.js";
-import { createWorkerPool } from "../kit/worker-pool.js";
+import { createWorkerPool, workerModule } from "../kit/worker-pool.js";
 import { type IsolateOptions, type IsolationResult, isolate } from "./domain/isolate.js";
 
 /** One isolation as it crosses to a worker. */
@@ -19,7 +19,7 @@ export interface IsolateRunner {
 export function createIsolateRunner(threads: number): IsolateRunner {
   if (threads === 0) return { isolate: (table, options) => isolate(table, options), close: async () => {} };
   const pool = createWorkerPool<IsolateTask, IsolationResult>({
-    entry: new URL("./isolate-worker.ts", import.meta.url),
+    entry: workerModule("isolate-worker", import.meta.url),
     size: threads,
     name: "isolator",
   });

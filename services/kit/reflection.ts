@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { assetUrl } from "./asset-url.js";
 import type { Server } from "nice-grpc";
 import { ServerReflection, ServerReflectionService } from "nice-grpc-server-reflection";
 
@@ -11,7 +12,7 @@ let descriptorSet: Uint8Array | undefined;
 /** The FileDescriptorSet built by `npm run build:proto` (our protos plus grpc.health.v1). */
 export function loadDescriptorSet(): Uint8Array {
   if (descriptorSet === undefined) {
-    const url = new URL("../generated/descriptor-set.binpb", import.meta.url);
+    const url = assetUrl(import.meta.url, "../generated/descriptor-set.binpb", "descriptor-set.binpb");
     try {
       descriptorSet = new Uint8Array(readFileSync(url));
     } catch (cause) {

@@ -1,10 +1,10 @@
 // First module of every pool worker: lowers this thread's priority, registers tsx's loader in this thread
-// (sources are TypeScript and a worker does not inherit the parent's `--import tsx`), then loads the task
-// module named in workerData.
+// when the task module is TypeScript (a worker does not inherit the parent's `--import tsx`; the bundle's
+// worker modules need none), then loads the task module named in workerData. Plain JavaScript, so the
+// bundle (dist/) carries a copy of it as is.
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
-import { register } from "tsx/esm/api";
 
 // Nice 10: the event loop (health, Estimate) wins the CPU whenever both want it, also while this thread
 // compiles its modules. Linux keeps a nice value per thread, addressed by the thread id that
@@ -16,5 +16,5 @@ try {
   // Not Linux, or no permission: normal priority.
 }
 
-register();
+if (workerData.entry.endsWith(".ts")) (await import("tsx/esm/api")).register();
 await import(workerData.entry);

@@ -3,6 +3,7 @@
 // module calling serveWorkerTasks) with its own wasm-core instance; tasks queue in FIFO order.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { assetUrl } from "./asset-url.js";
 import type { ConfigKey } from "./config-schema.js";
 import { WasmKernelError } from "../../wasm-core/src/index.js";
 import { FailedPreconditionError, InvalidInputError, NotFoundError, NotImplementedError } from "../domain/errors.js";
@@ -74,6 +75,15 @@ interface Slot<T, R> {
 }
 
 const BOOTSTRAP = new URL("./worker-bootstrap.js", import.meta.url);
+
+/**
+ * The worker module `name` beside the calling module (`from`: its import.meta.url): `<name>.ts` when
+ * running from the TypeScript sources, `<name>.mjs` in the bundle (npm run build:cli puts the worker
+ * entries and the code that starts them in the same folder, dist/).
+ */
+export function workerModule(name: string, from: string): URL {
+  return assetUrl(from, `./${name}.ts`, `${name}.mjs`);
+}
 
 /**
  * Creates a pool of `size` (>= 1, or AVAILABLE_CORES) workers running `entry`; none start until the first

@@ -10,13 +10,16 @@ import type { RunPipelineRequest, RunPipelineSummary } from "../generated/kepler
 import { RunPipelineOptions } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { TrainerResult } from "../generated/kepler/model/v1/trainer_service.js";
 import { IsolatorKind, type ProgressEvent } from "../generated/kepler/model/v1/types.js";
+import { assetUrl } from "../kit/asset-url.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
 import type { PeerConnection } from "../kit/peer-connection.js";
 import { createPipelineClient } from "../pipeline/client.js";
 import { createRegistryClient } from "../registry/client.js";
 
 /** The recorded Kepler run the default models are trained on (provenance: default-data/README.md). */
-export const DEFAULT_DATASET_PATH = fileURLToPath(new URL("./default-data/coremark-2023-09-28.json.gz", import.meta.url));
+export const DEFAULT_DATASET_PATH = fileURLToPath(
+  assetUrl(import.meta.url, "./default-data/coremark-2023-09-28.json.gz", "coremark-2023-09-28.json.gz"),
+);
 
 /**
  * What the default pipeline trains: both of the collector's energy sources, every feature group the

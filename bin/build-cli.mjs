@@ -1,0 +1,33 @@
+// npm run build:cli: bundles the command and its worker threads' modules from the TypeScript sources
+// into dist/ (kepler-model.mjs, fit-worker.mjs, extract-worker.mjs, isolate-worker.mjs and shared chunks),
+// with the files they read at run time beside them, so `kepler-model` starts without compiling
+// TypeScript. Libraries stay in node_modules (imported as usual, not bundled).
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { build } from "esbuild";
+
+mkdirSync("dist", { recursive: true });
+// Chunk names change with their content: drop the previous build's.
+for (const name of readdirSync("dist")) if (name.startsWith("chunk-")) rmSync(`dist/${name}`);
+await build({
+  entryPoints: {
+    "kepler-model": "cli/main.ts",
+    "fit-worker": "services/trainer/fit-worker.ts",
+    "extract-worker": "services/extractor/extract-worker.ts",
+    "isolate-worker": "services/isolator/isolate-worker.ts",
+  },
+  outdir: "dist",
+  // All in dist/ itself: modules find their files and workers beside them (services/kit/asset-url.ts).
+  chunkNames: "chunk-[hash]",
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  splitting: true,
+  packages: "external",
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  logLevel: "warning",
+});
+copyFileSync("services/kit/worker-bootstrap.js", "dist/worker-bootstrap.js");
+copyFileSync("services/generated/descriptor-set.binpb", "dist/descriptor-set.binpb");
+copyFileSync("services/mesh/default-data/coremark-2023-09-28.json.gz", "dist/coremark-2023-09-28.json.gz");
+copyFileSync("wasm-core/build/core.wasm", "dist/core.wasm");
