@@ -162,7 +162,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
       });
     },
 
-    async train(table, spec, signal) {
+    async train(table, spec, onResult, signal) {
       async function* requests(): AsyncGenerator<TrainRequest> {
         yield {
           content: {
@@ -171,7 +171,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
               featureGroup: spec.featureGroup,
               energySource: spec.energySource,
               outputType: outputTypeMessage(spec.outputType),
-              trainerNames: [spec.trainerName],
+              trainerNames: [...spec.trainerNames],
               nodeType: spec.nodeType,
               seed: spec.seed,
               testTimestampsSeconds: [],
@@ -185,12 +185,10 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
         };
         for (const chunk of tableToChunks(table)) yield { content: { $case: "chunk", value: chunk } };
       }
-      return callPeer("trainer", async () => {
-        const results = [];
+      await callPeer("trainer", async () => {
         for await (const response of trainer.client.train(requests(), { signal })) {
-          if (response.content?.$case === "result") results.push(trainerResultOf(response.content.value, spec.energySource));
+          if (response.content?.$case === "result") onResult(trainerResultOf(response.content.value, spec.energySource));
         }
-        return results;
       });
     },
 

@@ -85,13 +85,13 @@ export interface IsolatedTable {
   readonly notices: readonly string[];
 }
 
-/** One Train call: one trainer on one table. */
+/** One Train call: the trainers of one table, fitted side by side by the trainer service. */
 export interface TrainSpec {
   readonly pipelineName: string;
   readonly energySource: EnergySource;
   readonly featureGroup: string;
   readonly outputType: OutputTypeName;
-  readonly trainerName: string;
+  readonly trainerNames: readonly string[];
   readonly nodeType?: number;
   readonly machineSpec?: PipelineMachineSpec;
   readonly seed: number;
@@ -161,8 +161,16 @@ export interface PipelinePeers {
     signal?: AbortSignal,
   ): Promise<IdleProfileSet>;
   isolate(table: DataTable, spec: IsolateSpec, signal?: AbortSignal): Promise<IsolatedTable>;
-  /** Trains one trainer; the trainer's own results (also failed ones) come back. */
-  train(table: DataTable, spec: TrainSpec, signal?: AbortSignal): Promise<PipelineTrainerResult[]>;
+  /**
+   * Trains the spec's trainers in one call (the table is sent once); each result (also a failed trainer's)
+   * reaches `onResult` as it is published, in node type x trainer order.
+   */
+  train(
+    table: DataTable,
+    spec: TrainSpec,
+    onResult: (result: PipelineTrainerResult) => void,
+    signal?: AbortSignal,
+  ): Promise<void>;
   /** Indexes a training machine in the pipeline's node_type_index.json; returns its node type. */
   indexMachine(
     pipelineName: string,

@@ -208,42 +208,86 @@ export async function runPipeline(
       `failed: ${reason}`,
     );
   };
+  // All trainers of a table in one Train call: the trainer service fits them side by side on its worker
+  // threads and reports (and publishes) in trainer order, so progress reads as before.
   const trainAll = async (table: DataTable, trainers: readonly string[], target: TrainTarget) => {
-    for (const trainerName of trainers) {
-      signal?.throwIfAborted();
-      const subject = `${target.energySource}/${target.featureGroup}/${target.outputType}/${trainerName}`;
-      emit("train", subject, counters.train.done, counters.train.total, `training ${trainerName}`);
-      let results: PipelineTrainerResult[];
-      try {
-        results = await peers.train(
-          table,
-          {
-            ...target,
-            pipelineName: options.pipelineName,
-            trainerName,
-            nodeType: fixedNodeType,
-            machineSpec: options.machine?.spec,
-            seed: options.seed,
-            featureNames: modelFeatureNames(target.featureGroup, options.thirdPartyMetricNames),
-            continueFromCheckpoint: options.continueFromCheckpoint === true,
-          },
-          signal,
-        );
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        results = [failedResult(trainerName, target, fixedNodeType, describeError(error))];
+    if (trainers.length === 0) return;
+    signal?.throwIfAborted();
+    const subjectOf = (trainerName: string) =>
+      `${target.energySource}/${target.featureGroup}/${target.outputType}/${trainerName}`;
+    // Progress as if the trainers ran one after the other (results come in trainer order): "training" for
+    // the next one once the one before is done.
+    const announced = new Set<string>();
+    const announceNext = () => {
+      const next = trainers.find((name) => !done.has(name));
+      if (next === undefined || announced.has(next)) return;
+      announced.add(next);
+      emit("train", subjectOf(next), counters.train.done, counters.train.total, `training ${next}`);
+    };
+    // A trainer counts as done at its first result (one per node type follows in node type order).
+    const done = new Set<string>();
+    const finished = (trainerName: string, failures: readonly string[]) => {
+      done.add(trainerName);
+      counters.train.done++;
+      const message = failures.length === 0 ? `trained ${trainerName}` : `failed: ${failures.join("; ")}`;
+      emit("train", subjectOf(trainerName), counters.train.done, counters.train.total, message);
+      announceNext();
+    };
+    announceNext();
+    const onResult = (result: PipelineTrainerResult) => {
+      record(result);
+      if (result.published) {
+        const model = `${target.energySource}/${target.featureGroup}/${target.outputType}/${result.modelName}`;
+        emit("publish", model, counters.train.done, counters.train.total, `published ${result.modelName}`);
       }
-      for (const result of results) {
-        record(result);
-        if (result.published) {
-          const model = `${target.energySource}/${target.featureGroup}/${target.outputType}/${result.modelName}`;
-          emit("publish", model, counters.train.done, counters.train.total, `published ${result.modelName}`);
+      if (!done.has(result.trainerName)) finished(result.trainerName, result.succeeded ? [] : [result.failureReason]);
+    };
+    const train = (trainerNames: readonly string[]) =>
+      peers.train(
+        table,
+        {
+          ...target,
+          pipelineName: options.pipelineName,
+          trainerNames,
+          nodeType: fixedNodeType,
+          machineSpec: options.machine?.spec,
+          seed: options.seed,
+          featureNames: modelFeatureNames(target.featureGroup, options.thirdPartyMetricNames),
+          continueFromCheckpoint: options.continueFromCheckpoint === true,
+        },
+        onResult,
+        signal,
+      );
+    // Trainers a call did not get to fail with its reason (or none given).
+    const failRest = (trainerNames: readonly string[], reason: string) => {
+      for (const trainerName of trainerNames) {
+        if (done.has(trainerName)) continue;
+        record(failedResult(trainerName, target, fixedNodeType, reason));
+        finished(trainerName, [reason]);
+      }
+    };
+    const noResult = "no result from the trainer service";
+    try {
+      await train(trainers);
+      failRest(trainers, noResult);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (trainers.length === 1) {
+        failRest(trainers, describeError(error));
+        return;
+      }
+      // The call failed as a whole (e.g. the trainer service refuses one trainer's name): each trainer it
+      // did not finish gets a call of its own, so only the one at fault fails.
+      for (const trainerName of trainers.filter((name) => !done.has(name))) {
+        signal?.throwIfAborted();
+        try {
+          await train([trainerName]);
+          failRest([trainerName], noResult);
+        } catch (single) {
+          if (signal?.aborted) throw single;
+          failRest([trainerName], describeError(single));
         }
       }
-      counters.train.done++;
-      const failures = results.filter((r) => !r.succeeded).map((r) => r.failureReason);
-      const message = failures.length === 0 ? `trained ${trainerName}` : `failed: ${failures.join("; ")}`;
-      emit("train", subject, counters.train.done, counters.train.total, message);
     }
   };
 

@@ -94,15 +94,17 @@ export async function writeModelFiles(
   await mkdir(groupPath, { recursive: true });
   const staging = await mkdtemp(join(groupPath, `.${modelName}.publish-`));
   try {
-    await writeDurably(join(staging, STAGED_ZIP), files.zip);
-    if (files.weightJson !== undefined) await writeDurably(join(staging, STAGED_WEIGHTS), files.weightJson);
     const folder = join(staging, STAGED_FOLDER);
     await mkdir(folder);
-    for (const entry of files.folderEntries) {
-      const path = safeEntryPath(folder, entry.name);
-      await mkdir(dirname(path), { recursive: true });
-      await writeDurably(path, entry.data);
-    }
+    const paths = files.folderEntries.map((entry) => safeEntryPath(folder, entry.name));
+    for (const path of paths) await mkdir(dirname(path), { recursive: true });
+    // The staged files are written and synced side by side (the file system batches the syncs); all of
+    // them are durable before the marker is written.
+    await Promise.all([
+      writeDurably(join(staging, STAGED_ZIP), files.zip),
+      ...(files.weightJson === undefined ? [] : [writeDurably(join(staging, STAGED_WEIGHTS), files.weightJson)]),
+      ...files.folderEntries.map((entry, index) => writeDurably(paths[index]!, entry.data)),
+    ]);
     await onStep("staged");
     await writeDurably(join(staging, COMMITTED), JSON.stringify({ weights: files.weightJson !== undefined }));
   } catch (error) {
