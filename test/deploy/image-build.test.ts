@@ -106,7 +106,8 @@ afterAll(async () => {
   // vfs layers are plain folders inside the test folder.
   await rm(folder, { recursive: true, force: true });
   console.log(`image build test timings (s): ${JSON.stringify(timings)}`);
-});
+  // Removing the image and its vfs layers (plain folder copies) takes a minute or more on a slow disk.
+}, 300_000);
 
 async function waitServing(address: string): Promise<void> {
   const channel = createChannel(address);
