@@ -63,6 +63,25 @@ async function fitsOnly(sizes: readonly number[]): Promise<void> {
     ["worker threads", "ms", "speed-up"],
     rows,
   );
+
+  // The per-fit profile: each trainer alone on the event loop. With n workers the fits cannot finish
+  // before the longest one, nor before the total spread over n: that bound gives the expected speed-up.
+  const profile: Array<[string, number]> = [];
+  for (const trainerName of request.trainerNames) {
+    const timing = await measure(() => trainModels({ ...request, trainerNames: [trainerName] }, {}), 3, 1);
+    profile.push([trainerName, timing.medianMs]);
+  }
+  const total = profile.reduce((sum, [, time]) => sum + time, 0);
+  const longest = Math.max(...profile.map(([, time]) => time));
+  printTable(
+    "Per-fit profile (each trainer alone, event loop, median of 3)",
+    ["trainer", "ms"],
+    profile.map(([name, time]) => [name, ms(time)]),
+  );
+  const bound = (n: number) => (total / Math.max(longest, total / n)).toFixed(2);
+  process.stdout.write(
+    `sum ${ms(total)} ms, longest ${ms(longest)} ms: expected speed-up at most ${bound(2)}x on 2 workers, ${bound(4)}x on 4, ${bound(16)}x on 16\n`,
+  );
 }
 
 export default async function run(): Promise<void> {
