@@ -1,11 +1,11 @@
 // The estimator's own metrics: rows estimated, the model serving each (source, output type), the model
 // cache, and whether the registry is reachable (the kit adds per-RPC and socket request metrics).
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { counter, gauge } from "../kit/metrics.js";
+import { gauge, tallyCounter } from "../kit/metrics.js";
 import type { EstimateResult } from "./domain/estimate-power.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 
-const rows = counter("kepler_model_estimator_rows_total", "Rows estimated, by energy source, output type and interface.", [
+const rows = tallyCounter("kepler_model_estimator_rows_total", "Rows estimated, by energy source, output type and interface.", [
   "source",
   "output_type",
   "via",
@@ -17,12 +17,21 @@ const modelInfo = gauge("kepler_model_estimator_model_info", "The model serving 
   "feature_group",
   "model",
 ]);
-export const cacheEvents = counter(
+const cacheEventTally = tallyCounter(
   "kepler_model_estimator_model_cache_total",
   "Model cache lookups by result: hit, miss (loaded), reload (a publish made the entry stale).",
   ["result"],
 );
+/** Counts one model cache lookup by its result. */
+export const cacheEvents = {
+  hit: cacheEventTally.bind({ result: "hit" }),
+  miss: cacheEventTally.bind({ result: "miss" }),
+  reload: cacheEventTally.bind({ result: "reload" }),
+};
 const registryUp = gauge("kepler_model_estimator_registry_reachable", "1 while the registry answers, else 0.", []);
+
+// One adder per (source, output type, interface).
+const rowCounters = new Map<string, (value?: number) => void>();
 
 // The labels last set per source and output type, so a switch removes the old model's series.
 const serving = new Map<string, Record<string, string>>();
@@ -37,8 +46,13 @@ export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(re
       : location?.outputType === OutputType.OUTPUT_TYPE_DYN_POWER
         ? "DynPower"
         : "";
-  rows.inc({ source, output_type: outputType, via }, result.rowCount);
   const key = `${source}/${outputType}`;
+  let countRows = rowCounters.get(`${key}/${via}`);
+  if (countRows === undefined) {
+    countRows = rows.bind({ source, output_type: outputType, via });
+    rowCounters.set(`${key}/${via}`, countRows);
+  }
+  countRows(result.rowCount);
   const labels = {
     source,
     output_type: outputType,

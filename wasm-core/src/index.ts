@@ -52,8 +52,21 @@ export {
 export { applyScale, applyScaleInWasm, applyScaleResident, fitMaxAbsScale } from "./scaling.js";
 export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "./metrics.js";
 export { permutation } from "./random.js";
-export { type FitLinearOptions, type LinearModel, type PredictLinearOptions, fitLinear, predictLinear } from "./linear.js";
-export { fitPolynomialLinear, polynomialFeatures, polynomialWidth, predictPolynomialLinear } from "./polynomial.js";
+export {
+  type FitLinearOptions,
+  type LinearModel,
+  type PredictLinearOptions,
+  fitLinear,
+  predictLinear,
+  predictLinearMany,
+} from "./linear.js";
+export {
+  fitPolynomialLinear,
+  polynomialFeatures,
+  polynomialWidth,
+  predictPolynomialLinear,
+  predictPolynomialLinearMany,
+} from "./polynomial.js";
 export { type FitSgdOptions, type SgdModel, fitSgd } from "./sgd.js";
 export { type KnnModel, type PredictKnnOptions, predictKnn } from "./neighbours.js";
 export { type CurveFit, type CurveKind, type FitCurveOptions, fitCurve, predictCurve } from "./curve-fit.js";

@@ -86,6 +86,53 @@ export function predictDesign(
   });
 }
 
+/**
+ * Several models of the same design on one X (an estimate's components): one copy of the coefficients
+ * into wasm and one of the predictions out, instead of one round trip per model. Returns one
+ * prediction array per model (views of one block).
+ */
+export function predictDesignMany(
+  models: readonly LinearModel[],
+  x: Matrix | WasmMatrix,
+  design: number,
+  options: PredictLinearOptions = {},
+): Float64Array[] {
+  assertMatrix(x, "predictLinear x");
+  const q = designWidth(design, x.cols);
+  const coefficients = new Float64Array(models.length * q);
+  models.forEach((model, index) => {
+    if (model.coefficients.length !== q) {
+      throw new RangeError(`predictLinear: model has ${model.coefficients.length} coefficients, x gives ${q} columns`);
+    }
+    coefficients.set(model.coefficients, index * q);
+  });
+  return withResidentMatrix(x, "predictLinear x", (m) => {
+    const coef = F64Buffer.from(coefficients);
+    const out = F64Buffer.alloc(models.length * m.rows);
+    return withBuffers([coef, out], () => {
+      models.forEach((model, index) => {
+        const target = out.ptr + index * m.rows * 8;
+        assertKernelOk(
+          "predictLinear",
+          core().predictLinear(m.buffer.ptr, m.rows, m.cols, design, coef.ptr + index * q * 8, model.intercept, target),
+        );
+        if (options.clampNonNegative === true) assertKernelOk("clampNonNegative", core().clampNonNegative(target, m.rows));
+      });
+      const all = out.toArray();
+      return models.map((_, index) => all.subarray(index * m.rows, (index + 1) * m.rows));
+    });
+  });
+}
+
+/** predictLinear for several models on one X (see predictDesignMany). */
+export function predictLinearMany(
+  models: readonly LinearModel[],
+  x: Matrix | WasmMatrix,
+  options: PredictLinearOptions = {},
+): Float64Array[] {
+  return predictDesignMany(models, x, Design.asIs, options);
+}
+
 /** intercept + X coefficients for every row of X. */
 export function predictLinear(model: LinearModel, x: Matrix | WasmMatrix, options: PredictLinearOptions = {}): Float64Array {
   return predictDesign(model, x, Design.asIs, options);

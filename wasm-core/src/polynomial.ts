@@ -1,5 +1,13 @@
 import { F64Buffer, withBuffers } from "./f64-buffer.js";
-import { Design, type LinearModel, type PredictLinearOptions, designWidth, fitDesign, predictDesign } from "./linear.js";
+import {
+  Design,
+  type LinearModel,
+  type PredictLinearOptions,
+  designWidth,
+  fitDesign,
+  predictDesign,
+  predictDesignMany,
+} from "./linear.js";
 import { type Matrix, type WasmMatrix, withResidentMatrix } from "./matrix.js";
 import { core } from "./module.js";
 import { assertKernelOk } from "./status.js";
@@ -41,4 +49,13 @@ export function predictPolynomialLinear(
   options: PredictLinearOptions = {},
 ): Float64Array {
   return predictDesign(model, x, Design.polynomial2, options);
+}
+
+/** predictPolynomialLinear for several models on one X (one round trip into wasm for all of them). */
+export function predictPolynomialLinearMany(
+  models: readonly LinearModel[],
+  x: Matrix | WasmMatrix,
+  options: PredictLinearOptions = {},
+): Float64Array[] {
+  return predictDesignMany(models, x, Design.polynomial2, options);
 }

@@ -44,14 +44,25 @@ export interface ModelSource<P> {
 
 /** The cache key of a query: one model per (output type, source, trainer, filter, pipeline, features, machine). */
 export function queryKey(query: ModelQuery): string {
+  const spec = query.machineSpec;
+  // Computed on every estimate: flat, and lists copied for sorting only when they are out of order.
   return JSON.stringify([
     query.outputType,
     query.energySource,
     query.trainerName,
     query.filter,
     query.pipelineName,
-    [...query.featureNames].sort(),
-    [...query.unavailableFeatureNames].sort(),
-    query.machineSpec,
+    sortedNames(query.featureNames),
+    sortedNames(query.unavailableFeatureNames),
+    spec.processor,
+    spec.cores,
+    spec.chips,
+    spec.memoryGib,
+    spec.frequencyMhz,
   ]);
+}
+
+function sortedNames(names: readonly string[]): readonly string[] {
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return [...names].sort();
+  return names;
 }

@@ -58,7 +58,7 @@ export class ModelCache<P> {
     if (current !== undefined) return current;
     const entry = this.entries.get(key);
     if (entry?.loading !== undefined) return entry.loading;
-    cacheEvents.inc({ result: "miss" });
+    cacheEvents.miss();
     const fresh: Entry<P> = { query, stale: false, generation: 0 };
     const loading = this.source.load(query).then(
       (model) => {
@@ -84,10 +84,10 @@ export class ModelCache<P> {
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (entry.stale && entry.reloading === undefined) {
-      cacheEvents.inc({ result: "reload" });
+      cacheEvents.reload();
       this.reload(key, entry);
     }
-    cacheEvents.inc({ result: "hit" });
+    cacheEvents.hit();
     return entry.current;
   }
 

@@ -14,7 +14,9 @@ import {
   predictKeplerLinear,
   predictKnn,
   predictLinear,
+  predictLinearMany,
   predictPolynomialLinear,
+  predictPolynomialLinearMany,
   type WasmMatrix,
 } from "../../../wasm-core/src/index.js";
 
@@ -26,7 +28,7 @@ export interface Predictor {
   /** Components it predicts, in the energy source's order. */
   readonly components: readonly string[];
   /** The columns `predict` expects, in order, given the request's feature names. */
-  inputFeatures(requestFeatures: readonly string[]): string[];
+  inputFeatures(requestFeatures: readonly string[]): readonly string[];
   /**
    * Watts per component per row (>= 0) for a column-major matrix whose columns are `columns`
    * (the result of inputFeatures for the request).
@@ -80,16 +82,35 @@ function componentPredict(model: ComponentModelFile): ScaledPredict {
   }
 }
 
+// Every component linear (or every one polynomial): all of them in one pass through wasm.
+function allComponentsPredict(models: ComponentModels): ((scaled: WasmMatrix) => Float64Array[]) | undefined {
+  const kinds = new Set(models.components.map(([, model]) => (model.kind === "sgd" ? "linear" : model.kind)));
+  const [kind] = kinds;
+  if (kinds.size !== 1 || (kind !== "linear" && kind !== "polynomial")) return undefined;
+  const linear = models.components.map(([, model]) => {
+    const { coefficients, intercept } = model as Extract<ComponentModelFile, { kind: "linear" | "sgd" | "polynomial" }>;
+    return { coefficients: Float64Array.from(coefficients), intercept };
+  });
+  const many = kind === "linear" ? predictLinearMany : predictPolynomialLinearMany;
+  return (scaled) => many(linear, scaled, { clampNonNegative: true });
+}
+
 /** A predictor over our JSON component models: MaxAbs scaling, then each component's model. */
 export function createComponentPredictor(models: ComponentModels): Predictor {
   const predictors = models.components.map(([component, model]) => [component, componentPredict(model)] as const);
+  const together = allComponentsPredict(models);
   const scale = Float64Array.from(models.scaler.scale);
+  const features = [...models.features];
   return {
     components: predictors.map(([component]) => component),
-    inputFeatures: () => [...models.features],
+    inputFeatures: () => features,
     predict(x) {
       const scaled = applyScaleResident(x, scale);
       try {
+        if (together !== undefined) {
+          const watts = together(scaled);
+          return new Map(predictors.map(([component], index) => [component, watts[index]!]));
+        }
         return new Map(predictors.map(([component, run]) => [component, run(scaled)]));
       } finally {
         scaled.buffer.free();
