@@ -69,16 +69,16 @@ export function registerDirectMethod(
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
   const deserialize = (bytes: Buffer): unknown => definition.requestType.decode(bytes);
-  const call = new CallKit(path, kit);
+  const steps = new MethodSteps(path, kit);
   const registered =
     method.kind === "unary"
-      ? server.register(path, unaryHandler(method, call), serialize, deserialize, "unary")
-      : server.register(path, bidiHandler(method, call), serialize, deserialize, "bidi");
+      ? server.register(path, unaryHandler(method, steps), serialize, deserialize, "unary")
+      : server.register(path, bidiHandler(method, steps), serialize, deserialize, "bidi");
   if (!registered) throw new Error(`${path} is already registered`);
 }
 
-// The per-path part of the kit: the path's request check and the shared steps of a call.
-class CallKit {
+// The steps every call of one path shares: its request check, admission, status mapping, logging.
+class MethodSteps {
   readonly check: RequestCheck;
 
   constructor(
@@ -118,29 +118,29 @@ class CallKit {
   }
 }
 
-function unaryHandler(method: DirectUnaryMethod, kit: CallKit): grpc.handleUnaryCall<unknown, unknown> {
+function unaryHandler(method: DirectUnaryMethod, steps: MethodSteps): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const startedMs = performance.now();
     let measured: MeasuredCall | undefined;
     const answer = (response: unknown) => {
       measured?.ok();
-      kit.debugCompleted(startedMs);
+      steps.debugCompleted(startedMs);
       callback(null, response);
     };
     const fail = (error: unknown) => {
-      const { error: mapped, status } = kit.status(error);
+      const { error: mapped, status } = steps.status(error);
       measured?.failed(mapped);
       callback(status);
     };
     try {
-      measured = kit.start(call.metadata, () => call.getPeer());
+      measured = steps.start(call.metadata, () => call.getPeer());
     } catch (error) {
-      callback(kit.status(error).status);
+      callback(steps.status(error).status);
       return;
     }
     let response: unknown;
     try {
-      response = method.handle(rejectMalformed(call.request, kit.check) as never);
+      response = method.handle(rejectMalformed(call.request, steps.check) as never);
     } catch (error) {
       fail(error);
       return;
@@ -150,7 +150,7 @@ function unaryHandler(method: DirectUnaryMethod, kit: CallKit): grpc.handleUnary
   };
 }
 
-function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStreamingCall<unknown, unknown> {
+function bidiHandler(method: DirectBidiMethod, steps: MethodSteps): grpc.handleBidiStreamingCall<unknown, unknown> {
   return (call) => {
     const startedMs = performance.now();
     let measured: MeasuredCall | undefined;
@@ -173,11 +173,11 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
       method.closing?.removeEventListener("abort", onClosing);
       if (error === undefined) {
         measured?.ok();
-        kit.debugCompleted(startedMs);
+        steps.debugCompleted(startedMs);
         call.end();
         return;
       }
-      const { error: mapped, status } = kit.status(error);
+      const { error: mapped, status } = steps.status(error);
       measured?.failed(mapped);
       call.emit("error", status);
     };
@@ -188,7 +188,7 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
       if (done || stopping) return;
       let response: unknown;
       try {
-        response = method.handleItem(rejectMalformed(item, kit.check) as never);
+        response = method.handleItem(rejectMalformed(item, steps.check) as never);
       } catch (error) {
         finish(error);
         return;
@@ -201,10 +201,10 @@ function bidiHandler(method: DirectBidiMethod, kit: CallKit): grpc.handleBidiStr
       enqueue(() => finish());
     };
     try {
-      measured = kit.start(call.metadata, () => call.getPeer());
+      measured = steps.start(call.metadata, () => call.getPeer());
     } catch (error) {
       done = true;
-      call.emit("error", kit.status(error).status);
+      call.emit("error", steps.status(error).status);
       return;
     }
     call.on("cancelled", () => {
