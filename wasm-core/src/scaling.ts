@@ -19,23 +19,15 @@ export function fitMaxAbsScale(x: Matrix | WasmMatrix): Float64Array {
 
 /** x / scale, column by column, as a new matrix (MaxAbsScaler.transform). */
 export function applyScale(x: Matrix | WasmMatrix, scale: ArrayLike<number>): Matrix {
-  assertMatrix(x, "applyScale x");
-  if (scale.length !== x.cols) throw new RangeError(`applyScale: ${x.cols} columns but ${scale.length} scales`);
-  return withResidentMatrix(x, "applyScale x", (m) => {
-    const out = F64Buffer.alloc(m.rows * m.cols);
-    const s = F64Buffer.from(scale);
-    return withBuffers([out, s], () => {
-      assertKernelOk("applyScale", core().applyScale(m.buffer.ptr, m.rows, m.cols, s.ptr, out.ptr));
-      return { rows: m.rows, cols: m.cols, values: out.toArray() };
-    });
-  });
+  const scaled = applyScaleResident(x, scale);
+  return withBuffers([scaled.buffer], () => ({ rows: scaled.rows, cols: scaled.cols, values: scaled.buffer.toArray() }));
 }
 
 /** x / scale as a new wasm-resident matrix (no copy out, for predictions that follow); the caller frees its buffer. */
 export function applyScaleResident(x: Matrix | WasmMatrix, scale: ArrayLike<number>): WasmMatrix {
-  assertMatrix(x, "applyScaleResident x");
-  if (scale.length !== x.cols) throw new RangeError(`applyScaleResident: ${x.cols} columns but ${scale.length} scales`);
-  return withResidentMatrix(x, "applyScaleResident x", (m) => {
+  assertMatrix(x, "applyScale x");
+  if (scale.length !== x.cols) throw new RangeError(`applyScale: ${x.cols} columns but ${scale.length} scales`);
+  return withResidentMatrix(x, "applyScale x", (m) => {
     const out = F64Buffer.alloc(m.rows * m.cols);
     const s = F64Buffer.from(scale);
     try {
