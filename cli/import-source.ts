@@ -5,14 +5,7 @@ import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { readConfig } from "../services/kit/config-schema.js";
 import { zipFolderTree } from "../services/models/index.js";
-import {
-  createS3Client,
-  ObjectBucket,
-  parseS3Url,
-  s3ConfigSchema,
-  s3SettingsOf,
-  zipBucketFolder,
-} from "../services/object-store/index.js";
+import { openBucket, parseS3Url, s3ConfigSchema, s3SettingsOf, zipBucketFolder } from "../services/object-store/index.js";
 import type { Flags } from "../services/kit/config-schema.js";
 import type { FlagSpec } from "./command.js";
 
@@ -55,7 +48,7 @@ export async function readImportSource(argument: string, flags: Flags, env: Node
   if (/^https?:\/\//.test(argument)) return { name: lastSegment(argument), zip: await download(argument) };
   if (argument.startsWith("s3://")) {
     const location = parseS3Url(argument, "models import");
-    const bucket = new ObjectBucket(createS3Client(s3SettingsOf(readConfig(s3ConfigSchema, env, flags))), location);
+    const bucket = await openBucket(s3SettingsOf(readConfig(s3ConfigSchema, env, flags)), location);
     try {
       return { name: lastSegment(location.prefix), zip: await zipBucketFolder(bucket, "") };
     } finally {

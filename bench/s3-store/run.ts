@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { silentLogger } from "../../services/kit/logger.js";
-import { createS3Client, ObjectBucket } from "../../services/object-store/index.js";
+import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { BucketReplica } from "../../services/registry/domain/bucket-replica.js";
 import { ModelStore } from "../../services/registry/domain/model-store.js";
 import { buildTestArchive } from "../../services/registry/testing/model-archives.js";

@@ -4,9 +4,8 @@ import { basename, resolve } from "node:path";
 import { stat } from "node:fs/promises";
 import { readConfig } from "../../services/kit/config-schema.js";
 import {
-  createS3Client,
   formatS3Url,
-  ObjectBucket,
+  openBucket,
   parseS3Url,
   s3ConfigSchema,
   s3SettingsOf,
@@ -46,7 +45,7 @@ export const s3PushCommand: Command = {
       )
         throw new UsageError(`"${folder}" is not a folder`);
     }
-    const bucket = new ObjectBucket(createS3Client(s3SettingsOf(readConfig(s3ConfigSchema, env, flags))), location);
+    const bucket = await openBucket(s3SettingsOf(readConfig(s3ConfigSchema, env, flags)), location);
     try {
       for (const folder of positionals) {
         const name = basename(resolve(folder));

@@ -110,6 +110,10 @@ export const serveCommand: Command = {
     const httpScheme = security.tlsCert === "" ? "http" : "https";
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
 
+    // Tracing is on only with an OTLP endpoint; servers started below then trace every call.
+    const tracesEndpoint = otlpTracesEndpoint(otlpEndpoint, env);
+    const stopTracing = tracesEndpoint === "" ? undefined : await startTracing({ endpoint: tracesEndpoint });
+
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
     const abort = new AbortController();
     const printer = defaultTrainingPrinter(stdout, modelPath);
@@ -125,9 +129,6 @@ export const serveCommand: Command = {
     });
     // One /metrics endpoint for every service of this process (started first: it also shows the training).
     setCallMetrics(metricsPort >= 0);
-    // Tracing is on only with an OTLP endpoint; servers started below then trace every call.
-    const tracesEndpoint = otlpTracesEndpoint(otlpEndpoint, env);
-    const stopTracing = tracesEndpoint === "" ? undefined : startTracing({ endpoint: tracesEndpoint });
     const metrics = metricsPort < 0 ? undefined : await startMetricsServer(metricsHost, metricsPort);
     const stopped = waitForShutdownSignal(async () => {
       abort.abort();

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { assetUrl } from "./asset-url.js";
+import { createRequire } from "node:module";
 import type { Server } from "nice-grpc";
-import { ServerReflection, ServerReflectionService } from "nice-grpc-server-reflection";
+import { assetUrl } from "./asset-url.js";
 
 const HEALTH_SERVICE = "grpc.health.v1.Health";
 const V1_SERVICE = "grpc.reflection.v1.ServerReflection";
+const V1_PATH = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
 const V1ALPHA_PATH = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
 
 let descriptorSet: Uint8Array | undefined;
@@ -22,15 +23,43 @@ export function loadDescriptorSet(): Uint8Array {
   return descriptorSet;
 }
 
+type ReflectionModule = typeof import("nice-grpc-server-reflection");
+type Definition = ReflectionModule["ServerReflectionService"];
+type Method = Definition["serverReflectionInfo"];
+type Implementation = ReturnType<ReflectionModule["ServerReflection"]>;
+
+// nice-grpc-server-reflection and google-protobuf (~0.5 MB) load, and the descriptor set is parsed, on a
+// server's first reflection call rather than when it starts: most processes are never asked.
+let reflectionModule: ReflectionModule | undefined;
+const loadReflection = (): ReflectionModule =>
+  (reflectionModule ??= createRequire(import.meta.url)("nice-grpc-server-reflection") as ReflectionModule);
+
+// The method's wire description without its module: the (de)serializers load it when first used.
+function lazyMethod(path: string): Method {
+  const real = (): Method => loadReflection().ServerReflectionService.serverReflectionInfo;
+  return {
+    path,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: (value) => real().requestSerialize(value),
+    requestDeserialize: (bytes) => real().requestDeserialize(bytes),
+    responseSerialize: (value) => real().responseSerialize(value),
+    responseDeserialize: (bytes) => real().responseDeserialize(bytes),
+  } as Method;
+}
+
 /**
  * Serves reflection v1 and, for older grpcurl and Postman, the same implementation under the
  * v1alpha path (the messages are wire-identical). Lists the given services plus health.
  */
 export function addReflection(server: Pick<Server, "add">, serviceNames: readonly string[]): void {
-  const implementation = ServerReflection(loadDescriptorSet(), [...serviceNames, HEALTH_SERVICE, V1_SERVICE]);
-  server.add(ServerReflectionService, implementation);
-  const v1alpha = {
-    serverReflectionInfo: { ...ServerReflectionService.serverReflectionInfo, path: V1ALPHA_PATH },
-  } as unknown as typeof ServerReflectionService;
-  server.add(v1alpha, implementation);
+  let implementation: Implementation | undefined;
+  const served: Implementation = {
+    serverReflectionInfo: (requests, context) => {
+      implementation ??= loadReflection().ServerReflection(loadDescriptorSet(), [...serviceNames, HEALTH_SERVICE, V1_SERVICE]);
+      return implementation.serverReflectionInfo(requests, context);
+    },
+  };
+  for (const path of [V1_PATH, V1ALPHA_PATH])
+    server.add({ serverReflectionInfo: lazyMethod(path) } as unknown as Definition, served);
 }

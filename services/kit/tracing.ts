@@ -15,10 +15,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { BasicTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import {
   type CallContext,
   type ClientMiddlewareCall,
@@ -79,7 +76,20 @@ export function tracingEnabled(): boolean {
  * Turns tracing on for this process: spans go to `exporter` (tests) or to the OTLP/HTTP `endpoint`.
  * Servers and peer clients created afterwards trace; returns the shutdown that flushes and turns it off.
  */
-export function startTracing(options: { endpoint?: string; exporter?: SpanExporter; serviceName?: string }): () => Promise<void> {
+export async function startTracing(options: {
+  endpoint?: string;
+  exporter?: SpanExporter;
+  serviceName?: string;
+}): Promise<() => Promise<void>> {
+  if (tracing !== undefined) throw new Error("tracing is already on");
+  // The SDK (~1.5 MB of modules) loads only when tracing is turned on, so a process without it starts faster.
+  const [{ W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk] = await Promise.all([
+    import("@opentelemetry/core"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace-base"),
+  ]);
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = sdk;
   if (tracing !== undefined) throw new Error("tracing is already on");
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: options.endpoint });
   const provider = new BasicTracerProvider({

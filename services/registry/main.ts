@@ -4,7 +4,7 @@ import type { Logger } from "../kit/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security-config.js";
 import type { ServiceLauncher } from "../kit/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
-import { createS3Client, ObjectBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
+import { openBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
 import { BucketReplica } from "./domain/bucket-replica.js";
 import { ModelStore } from "./domain/model-store.js";
 import { createRegistryHttpHandler } from "./http-api.js";
@@ -42,7 +42,7 @@ export async function startRegistry(
     config.modelStore === ""
       ? undefined
       : new BucketReplica(
-          new ObjectBucket(createS3Client(s3SettingsOf(config)), parseS3Url(config.modelStore, "--model-store")),
+          await openBucket(s3SettingsOf(config), parseS3Url(config.modelStore, "--model-store")),
           logger,
         );
   const store = await ModelStore.open(config.modelPath, {

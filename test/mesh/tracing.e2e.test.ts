@@ -26,7 +26,7 @@ let mesh: MeshHandle;
 const address = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
 
 beforeAll(async () => {
-  stopTracing = startTracing({ exporter });
+  stopTracing = await startTracing({ exporter });
   folder = await mkdtemp(join(tmpdir(), "tracing-e2e-"));
   const logs = new Writable({
     write(chunk: Buffer, _encoding, done) {

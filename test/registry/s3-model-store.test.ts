@@ -17,7 +17,7 @@ import type { ServerHandle } from "../../services/kit/grpc-server.js";
 import { silentLogger } from "../../services/kit/logger.js";
 import { metricsRegistry } from "../../services/kit/metrics.js";
 import { zipFolderTree } from "../../services/models/index.js";
-import { createS3Client, ObjectBucket } from "../../services/object-store/index.js";
+import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../services/registry/testing/model-archives.js";

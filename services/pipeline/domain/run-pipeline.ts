@@ -10,6 +10,7 @@ import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.j
 import { failedResult, type TrainTarget } from "./failed-result.js";
 import { absTablePath, dynTablePath, TRAIN_ARGUMENTS_FILE, trainArguments } from "./pipeline-files.js";
 import { assignNodeType, type NodeTypeAssignment } from "./node-type-assignment.js";
+import { createOrderedLanes, runWindowed } from "./ordered-lanes.js";
 import { createPipelineMetadata } from "./pipeline-metadata.js";
 import { assertRunOptions, type PipelineData, type PipelineRunOptions } from "./pipeline-options.js";
 import type {
@@ -78,6 +79,9 @@ export function newestSampleRowSeconds(table: DataTable): number | undefined {
   }
   return timestamps[0];
 }
+
+/** Tables worked on at once: enough to overlap extraction, fits and publishing; few enough to bound memory. */
+const TABLES_SIDE_BY_SIDE = 4;
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -188,6 +192,10 @@ export async function runPipeline(
   const preprocessed: PipelineFileContent[] = [];
 
   const trained = { AbsPower: new Set<string>(), DynPower: new Set<string>() };
+  // Tables are worked on side by side (extractions, isolations and Train calls overlap); every effect a
+  // table has on the run (progress, results, counters, notices, files) goes through `say`, which replays
+  // them in table order, so the run reports exactly what running the tables one by one would.
+  type Say = (effect: () => void) => void;
   const record = (result: PipelineTrainerResult) => {
     if (result.succeeded) {
       succeededCount++;
@@ -210,7 +218,7 @@ export async function runPipeline(
   };
   // All trainers of a table in one Train call: the trainer service fits them side by side on its worker
   // threads and reports (and publishes) in trainer order, so progress reads as before.
-  const trainAll = async (table: DataTable, trainers: readonly string[], target: TrainTarget) => {
+  const trainAll = async (say: Say, table: DataTable, trainers: readonly string[], target: TrainTarget) => {
     if (trainers.length === 0) return;
     signal?.throwIfAborted();
     const subjectOf = (trainerName: string) =>
@@ -222,24 +230,28 @@ export async function runPipeline(
       const next = trainers.find((name) => !done.has(name));
       if (next === undefined || announced.has(next)) return;
       announced.add(next);
-      emit("train", subjectOf(next), counters.train.done, counters.train.total, `training ${next}`);
+      say(() => emit("train", subjectOf(next), counters.train.done, counters.train.total, `training ${next}`));
     };
     // A trainer counts as done at its first result (one per node type follows in node type order).
     const done = new Set<string>();
     const finished = (trainerName: string, failures: readonly string[]) => {
       done.add(trainerName);
-      counters.train.done++;
       const message = failures.length === 0 ? `trained ${trainerName}` : `failed: ${failures.join("; ")}`;
-      emit("train", subjectOf(trainerName), counters.train.done, counters.train.total, message);
+      say(() => {
+        counters.train.done++;
+        emit("train", subjectOf(trainerName), counters.train.done, counters.train.total, message);
+      });
       announceNext();
     };
     announceNext();
     const onResult = (result: PipelineTrainerResult) => {
-      record(result);
-      if (result.published) {
-        const model = `${target.energySource}/${target.featureGroup}/${target.outputType}/${result.modelName}`;
-        emit("publish", model, counters.train.done, counters.train.total, `published ${result.modelName}`);
-      }
+      say(() => {
+        record(result);
+        if (result.published) {
+          const model = `${target.energySource}/${target.featureGroup}/${target.outputType}/${result.modelName}`;
+          emit("publish", model, counters.train.done, counters.train.total, `published ${result.modelName}`);
+        }
+      });
       if (!done.has(result.trainerName)) finished(result.trainerName, result.succeeded ? [] : [result.failureReason]);
     };
     const train = (trainerNames: readonly string[]) =>
@@ -262,7 +274,8 @@ export async function runPipeline(
     const failRest = (trainerNames: readonly string[], reason: string) => {
       for (const trainerName of trainerNames) {
         if (done.has(trainerName)) continue;
-        record(failedResult(trainerName, target, fixedNodeType, reason));
+        const failed = failedResult(trainerName, target, fixedNodeType, reason);
+        say(() => record(failed));
         finished(trainerName, [reason]);
       }
     };
@@ -301,57 +314,76 @@ export async function runPipeline(
     }
   };
 
-  for (const { energySource, featureGroup } of pairs) {
+  const absTable = async (say: Say, energySource: EnergySource, featureGroup: FeatureGroupName) => {
     const subject = `${energySource}/${featureGroup}`;
-    if (hasAbs) {
-      const target: TrainTarget = { energySource, featureGroup, outputType: "AbsPower" };
-      signal?.throwIfAborted();
-      emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, "extracting the node table");
-      const table = await attempt(() => extract(energySource, featureGroup, "node"));
-      counters.extract.done++;
-      if (table instanceof Error) {
+    const target: TrainTarget = { energySource, featureGroup, outputType: "AbsPower" };
+    signal?.throwIfAborted();
+    say(() => emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, "extracting the node table"));
+    const table = await attempt(() => extract(energySource, featureGroup, "node"));
+    if (table instanceof Error) {
+      say(() => {
+        counters.extract.done++;
         notices.push(`${subject}: no AbsPower table: ${table.message}`);
         failAll(options.absTrainerNames, target, `extract: ${table.message}`);
-      } else {
-        emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, `${table.rowCount} rows`);
-        preprocessed.push({ path: absTablePath(options.extractor, energySource, featureGroup), text: tableToCsv(table) });
-        await trainAll(table, options.absTrainerNames, target);
-      }
+      });
+      return;
     }
-    if (hasDyn) {
-      const target: TrainTarget = { energySource, featureGroup, outputType: "DynPower" };
-      signal?.throwIfAborted();
-      emit("extract", `${subject}/container`, counters.extract.done, counters.extract.total, "extracting the container table");
-      const containers = await attempt(() => extract(energySource, featureGroup, "container"));
+    const text = tableToCsv(table);
+    say(() => {
       counters.extract.done++;
-      if (containers instanceof Error) {
+      emit("extract", `${subject}/node`, counters.extract.done, counters.extract.total, `${table.rowCount} rows`);
+      preprocessed.push({ path: absTablePath(options.extractor, energySource, featureGroup), text });
+    });
+    await trainAll(say, table, options.absTrainerNames, target);
+  };
+
+  const dynTable = async (say: Say, energySource: EnergySource, featureGroup: FeatureGroupName) => {
+    const subject = `${energySource}/${featureGroup}`;
+    const target: TrainTarget = { energySource, featureGroup, outputType: "DynPower" };
+    signal?.throwIfAborted();
+    say(() =>
+      emit("extract", `${subject}/container`, counters.extract.done, counters.extract.total, "extracting the container table"),
+    );
+    const containers = await attempt(() => extract(energySource, featureGroup, "container"));
+    if (containers instanceof Error) {
+      say(() => {
+        counters.extract.done++;
         notices.push(`${subject}: no DynPower table: ${containers.message}`);
         failAll(options.dynTrainerNames, target, `extract: ${containers.message}`);
-        continue;
-      }
+      });
+      return;
+    }
+    say(() => {
+      counters.extract.done++;
       emit("extract", `${subject}/container`, counters.extract.done, counters.extract.total, `${containers.rowCount} rows`);
       emit("isolate", subject, counters.isolate.done, counters.isolate.total, `isolating with ${options.isolator}`);
-      const isolated = await attempt(() =>
-        peers.isolate(
-          containers,
-          {
-            isolator: options.isolator,
-            energySource,
-            nodeType: fixedNodeType,
-            targetHints: options.targetHints,
-            backgroundHints: options.backgroundHints,
-            absPipelineName: options.absPipelineName,
-            idleProfiles,
-          },
-          signal,
-        ),
-      );
-      counters.isolate.done++;
-      if (isolated instanceof Error) {
+    });
+    const isolated = await attempt(() =>
+      peers.isolate(
+        containers,
+        {
+          isolator: options.isolator,
+          energySource,
+          nodeType: fixedNodeType,
+          targetHints: options.targetHints,
+          backgroundHints: options.backgroundHints,
+          absPipelineName: options.absPipelineName,
+          idleProfiles,
+        },
+        signal,
+      ),
+    );
+    if (isolated instanceof Error) {
+      say(() => {
+        counters.isolate.done++;
         notices.push(`${subject}: no DynPower table: ${isolated.message}`);
         failAll(options.dynTrainerNames, target, `isolate: ${isolated.message}`);
-        continue;
-      }
+      });
+      return;
+    }
+    const text = tableToCsv(isolated.table);
+    say(() => {
+      counters.isolate.done++;
       for (const notice of isolated.notices) notices.push(`${subject}: ${notice}`);
       isolatorsUsed[subject] = isolated.isolator;
       emit(
@@ -361,13 +393,34 @@ export async function runPipeline(
         counters.isolate.total,
         `${isolated.table.rowCount} rows (${isolated.isolator})`,
       );
-      preprocessed.push({
-        path: dynTablePath(options.extractor, options.isolator, energySource, featureGroup),
-        text: tableToCsv(isolated.table),
+      preprocessed.push({ path: dynTablePath(options.extractor, options.isolator, energySource, featureGroup), text });
+    });
+    await trainAll(say, isolated.table, options.dynTrainerNames, target);
+  };
+
+  // Per (source, feature group): the AbsPower table, then the DynPower one. The trainer isolator may use
+  // this run's own AbsPower models (abs_pipeline_name naming this pipeline), so it waits for them.
+  const tables: Array<(say: Say) => Promise<void>> = [];
+  for (const { energySource, featureGroup } of pairs) {
+    let absDone: Promise<void> = Promise.resolve();
+    if (hasAbs) {
+      let markAbsDone = () => {};
+      absDone = new Promise((resolve) => (markAbsDone = resolve));
+      tables.push((say) => absTable(say, energySource, featureGroup).finally(markAbsDone));
+    }
+    if (hasDyn) {
+      const waitFor = options.isolator === "trainer" ? absDone : Promise.resolve();
+      tables.push(async (say) => {
+        await waitFor;
+        await dynTable(say, energySource, featureGroup);
       });
-      await trainAll(isolated.table, options.dynTrainerNames, target);
     }
   }
+  const lanes = createOrderedLanes(tables.length);
+  await runWindowed(
+    tables.map((table, lane) => () => table((effect) => lanes.report(lane, effect)).finally(() => lanes.finish(lane))),
+    TABLES_SIDE_BY_SIDE,
+  );
 
   let metadataJson = "";
   if (succeededCount > 0) {

@@ -3,7 +3,8 @@
 // environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
 //   node --import tsx bucket-publish-child.ts <modelPath> <s3://bucket/prefix> <endpoint> <location.json> <zip> <step>
 import { readFile } from "node:fs/promises";
-import { createS3Client, ObjectBucket, parseS3Url } from "../../object-store/index.js";
+import { createS3Client, ObjectBucket } from "../../object-store/object-bucket.js";
+import { parseS3Url } from "../../object-store/index.js";
 import { BucketReplica } from "../domain/bucket-replica.js";
 import { ModelStore } from "../domain/model-store.js";
 
