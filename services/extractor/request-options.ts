@@ -1,6 +1,7 @@
 // Decoding of the extractor's request messages into domain options; every error names the field.
 import { assertEnergySource } from "../domain/energy-sources.js";
-import { InvalidInputError } from "../domain/errors.js";
+import { createHash, type Hash } from "node:crypto";
+import { FailedPreconditionError, InvalidInputError } from "../domain/errors.js";
 import { assertFeatureGroup } from "../domain/feature-groups.js";
 import { type PrometheusResponse, PrometheusResponseStream } from "../domain/prometheus-response.js";
 import type { ExtractOptions as ExtractOptionsMessage } from "../generated/kepler/model/v1/extractor_service.js";
@@ -11,6 +12,7 @@ import { assertWindowBounds } from "../prometheus/window-bounds.js";
 import type { ExtractOptions } from "./domain/extract.js";
 import { KEPLER_METRIC_PREFIX } from "./domain/metric-names.js";
 import type { PrometheusSource } from "./domain/read-prometheus-window.js";
+import type { ResponseCache } from "./response-cache.js";
 
 /** ExtractOptions message -> domain options. */
 export function decodeExtractOptions(
@@ -78,25 +80,43 @@ export function decodeWindow(
 
 type StreamMessage<O> = { content?: { $case: "options"; value: O } | { $case: "responseChunk"; value: Uint8Array } | undefined };
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /**
  * Reads an options-then-chunks request stream: the options from the first message, the response from
  * the rest, parsed while the chunks arrive (the JSON text is never held whole). `response` is undefined
- * when no chunk came.
+ * when no chunk came. Options naming the response's SHA-256 use and fill `cache`: a kept response is not
+ * scanned again (chunks, when sent, are only checked against the digest) and chunks may be left out.
  */
 export async function readOptionsAndResponse<O>(
   requests: AsyncIterable<StreamMessage<O>>,
+  cache: ResponseCache,
+  digestOf: (options: O) => string,
 ): Promise<{ options: O; response: PrometheusResponse | undefined }> {
   let options: O | undefined;
   const reader = new PrometheusResponseStream("response_chunk");
+  let digest = "";
+  let kept: PrometheusResponse | undefined;
+  let hash: Hash | undefined;
+  let receivedBytes = 0;
   let index = 0;
   for await (const message of requests) {
     const content = message.content;
     if (content?.$case === "options") {
       if (index !== 0) throw new InvalidInputError(`requests[${index}].options`, "options must come once, in the first message");
       options = content.value;
+      digest = digestOf(options);
+      if (digest !== "") {
+        if (!SHA256_HEX.test(digest))
+          throw new InvalidInputError("requests[0].options.response_sha256", "expected 64 lowercase hex digits");
+        kept = cache.get(digest);
+        hash = createHash("sha256");
+      }
     } else if (content?.$case === "responseChunk") {
       if (index === 0) throw new InvalidInputError("requests[0].options", "the first message must carry the options");
-      reader.push(content.value);
+      receivedBytes += content.value.byteLength;
+      hash?.update(content.value);
+      if (kept === undefined) reader.push(content.value);
     } else {
       throw new InvalidInputError(`requests[${index}]`, "empty message: expected options or a response chunk");
     }
@@ -104,5 +124,18 @@ export async function readOptionsAndResponse<O>(
   }
   if (options === undefined)
     throw new InvalidInputError("requests[0].options", "no messages: the first message must carry the options");
-  return { options, response: reader.receivedBytes > 0 ? reader.finish() : undefined };
+  if (digest === "") return { options, response: receivedBytes > 0 ? reader.finish() : undefined };
+  if (receivedBytes === 0) {
+    if (kept === undefined)
+      throw new FailedPreconditionError(
+        "requests[0].options.response_sha256: the extractor no longer holds this response: send its chunks",
+      );
+    return { options, response: kept };
+  }
+  if (hash!.digest("hex") !== digest)
+    throw new InvalidInputError("requests[0].options.response_sha256", "does not match the SHA-256 of the response chunks");
+  if (kept !== undefined) return { options, response: kept };
+  const response = reader.finish();
+  cache.put(digest, response);
+  return { options, response };
 }

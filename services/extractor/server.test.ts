@@ -1,4 +1,5 @@
 // Server test: the real extractor gRPC server on 127.0.0.1:0, called with the generated client.
+import { createHash } from "node:crypto";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readGoldenCsv, recordedResponseText, relativeError } from "../../test/support/extractor-fixtures.js";
@@ -43,6 +44,7 @@ const defaultOptions = {
   extractor: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
   useVmMetrics: false,
   thirdPartyMetricNames: [],
+  responseSha256: "",
 };
 
 async function collect(stream: AsyncIterable<ExtractResponse>) {
@@ -121,7 +123,9 @@ describe("ExtractorService over gRPC", () => {
 
   it("ListValidFeatureGroups summarises an inline response", async () => {
     async function* messages() {
-      yield { content: { $case: "options" as const, value: { useVmMetrics: false, thirdPartyMetricNames: [] } } };
+      yield {
+        content: { $case: "options" as const, value: { useVmMetrics: false, thirdPartyMetricNames: [], responseSha256: "" } },
+      };
       yield { content: { $case: "responseChunk" as const, value: Buffer.from(recordedResponseText("idle")) } };
     }
     const answer = await peer.client.listValidFeatureGroups(messages());
@@ -130,6 +134,66 @@ describe("ExtractorService over gRPC", () => {
     const packageEnergy = answer.metrics.find((metric) => metric.metricName === "kepler_node_package_joules_total");
     expect(packageEnergy).toBeDefined();
     expect(packageEnergy!.sampleCount).toBe(packageEnergy!.seriesCount * 7);
+  });
+
+  it("a response named by its SHA-256 is scanned and sent once; later calls reuse it (worker and main thread)", async () => {
+    const text = recordedResponseText("coremark");
+    const digest = createHash("sha256").update(text).digest("hex");
+    const onMain = await startExtractor(
+      { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 2_000, prometheusAllowlist: ["http://127.0.0.1:9"], workerThreads: 0 },
+      { logger: silentLogger() },
+    );
+    const mainPeer = createExtractorClient(onMain.address);
+    try {
+      for (const client of [peer.client, mainPeer.client]) {
+        async function* describe() {
+          yield {
+            content: {
+              $case: "options" as const,
+              value: { useVmMetrics: false, thirdPartyMetricNames: [], responseSha256: digest },
+            },
+          };
+          yield { content: { $case: "responseChunk" as const, value: Buffer.from(text) } };
+        }
+        expect((await client.listValidFeatureGroups(describe())).energySources).toEqual(["acpi", "rapl-sysfs"]);
+        for (const options of [
+          { level: TableLevel.TABLE_LEVEL_NODE },
+          { level: TableLevel.TABLE_LEVEL_CONTAINER, energySource: "acpi" },
+          { level: TableLevel.TABLE_LEVEL_NODE },
+        ]) {
+          const sent = await collect(client.extract(requestsFor(text, options)));
+          // Twice by digest alone: a kept response is not changed by an extraction.
+          for (let round = 0; round < 2; round++) {
+            const named = await collect(
+              client.extract(
+                (async function* () {
+                  yield {
+                    content: { $case: "options" as const, value: { ...defaultOptions, ...options, responseSha256: digest } },
+                  };
+                })(),
+              ),
+            );
+            expect(named.table.rowCount).toBe(sent.table.rowCount);
+            expect(Array.from(named.table.values)).toEqual(Array.from(sent.table.values));
+            expect(named.table.rowIds).toEqual(sent.table.rowIds);
+            expect(named.summary).toEqual(sent.summary);
+          }
+        }
+      }
+      const failures: Array<[Partial<ExtractOptions>, string, Status, string]> = [
+        [{ responseSha256: "f".repeat(64) }, "", Status.FAILED_PRECONDITION, "no longer holds this response: send its chunks"],
+        [{ responseSha256: digest.toUpperCase() }, text, Status.INVALID_ARGUMENT, "response_sha256: expected 64 lowercase hex"],
+        [{ responseSha256: digest }, recordedResponseText("idle"), Status.INVALID_ARGUMENT, "does not match the SHA-256"],
+      ];
+      for (const [options, body, code, message] of failures) {
+        const error = await collect(peer.client.extract(requestsFor(body, options))).catch((caught: unknown) => caught);
+        expect((error as { code: number }).code).toBe(code);
+        expect((error as Error).message).toContain(message);
+      }
+    } finally {
+      mainPeer.close();
+      await onMain.close();
+    }
   });
 
   it("ExtractFromPrometheus answers UNAVAILABLE when Prometheus cannot be reached", async () => {

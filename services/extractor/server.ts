@@ -13,6 +13,7 @@ import { type ExtractTask, type ExtractTaskResult, type ResponseInput, runExtrac
 import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheus-window.js";
 import { type MetricCounts, summarizeResponse } from "./domain/summarize-response.js";
 import { decodeExtractOptions, decodeWindow, readOptionsAndResponse } from "./request-options.js";
+import { ResponseCache } from "./response-cache.js";
 import { parsePrometheusResponse } from "../domain/prometheus-response.js";
 import type { PrometheusAllowlist } from "../prometheus/url-allowlist.js";
 
@@ -23,11 +24,14 @@ export interface ExtractorServiceDeps {
   readonly prometheusAllowlist: PrometheusAllowlist;
   /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
   readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
+  /** Responses kept by digest (ExtractOptions.response_sha256); a cache of the defaults when unset. */
+  readonly responseCache?: ResponseCache;
 }
 
 /** The extractor RPCs: decode the request, call the domain, stream the table then a summary. */
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
   const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
+  const cache = deps.responseCache ?? new ResponseCache();
   const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
     const answer = await runTask({ kind: "extract", input, options });
     if (answer.kind !== "extract") throw new Error(`extract task answered ${answer.kind}`);
@@ -35,7 +39,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
   };
   return {
     async *extract(requests) {
-      const { options, response } = await readOptionsAndResponse(requests);
+      const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256);
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
@@ -50,9 +54,13 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
-      const { options, response: inline } = await readOptionsAndResponse(requests);
+      const { options, response: inline } = await readOptionsAndResponse(requests, cache, (o) =>
+        o.window === undefined ? o.responseSha256 : "",
+      );
       let input: ResponseInput | undefined = inline === undefined ? undefined : { parsed: inline };
       if (options.window !== undefined) {
+        if (options.responseSha256 !== "")
+          throw new InvalidInputError("requests[0].options.response_sha256", "must be empty when the options name a live window");
         if (inline !== undefined)
           throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
         const source = decodeWindow(

@@ -79,6 +79,7 @@ export async function profileIdleResponse(
                     nodeType: request.nodeType,
                     useVmMetrics: request.useVmMetrics,
                     thirdPartyMetricNames: [],
+                    responseSha256: "",
                   },
                 },
               };

@@ -60,6 +60,7 @@ async function containerTable(energySource: string): Promise<DataTable> {
             extractor: 0,
             useVmMetrics: false,
             thirdPartyMetricNames: [],
+            responseSha256: "",
           },
         },
       };

@@ -1,5 +1,6 @@
 // PipelinePeers over the peers' generated gRPC clients: extractor, isolator, trainer and registry.
 // Bulk data travels as the contracts say: Prometheus JSON in chunks, tables in table chunks.
+import { createHash } from "node:crypto";
 import { ClientError, Status } from "nice-grpc";
 import type { DataTable } from "../domain/data-table.js";
 import type { ExtractorServiceDefinition, ExtractRequest } from "../generated/kepler/model/v1/extractor_service.js";
@@ -22,6 +23,17 @@ import {
   trainerResultOf,
   windowMessage,
 } from "./peer-messages.js";
+
+// A response's SHA-256, computed once per response (a run names the same bytes in every extractor call).
+const digests = new WeakMap<Uint8Array, string>();
+function digestOf(response: Uint8Array): string {
+  let digest = digests.get(response);
+  if (digest === undefined) {
+    digest = createHash("sha256").update(response).digest("hex");
+    digests.set(response, digest);
+  }
+  return digest;
+}
 
 /** The four peers the pipeline calls. */
 export interface PipelinePeerClients {
@@ -67,7 +79,11 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
             yield {
               content: {
                 $case: "options" as const,
-                value: { useVmMetrics: options.useVmMetrics, thirdPartyMetricNames: [...options.thirdPartyMetricNames] },
+                value: {
+                  useVmMetrics: options.useVmMetrics,
+                  thirdPartyMetricNames: [...options.thirdPartyMetricNames],
+                  responseSha256: digestOf(response),
+                },
               },
             };
             for (const value of byteChunks(response)) yield { content: { $case: "responseChunk" as const, value } };
@@ -83,7 +99,9 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
     },
 
     async extract(response, spec, signal) {
-      async function* requests(): AsyncGenerator<ExtractRequest> {
+      // The response goes once (with describeData) and is named by its digest after that; an extractor
+      // that no longer holds it gets the chunks again.
+      async function* requests(withChunks: boolean): AsyncGenerator<ExtractRequest> {
         yield {
           content: {
             $case: "options",
@@ -95,12 +113,23 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
               nodeType: spec.nodeType,
               useVmMetrics: spec.useVmMetrics,
               thirdPartyMetricNames: [...spec.thirdPartyMetricNames],
+              responseSha256: digestOf(response),
             },
           },
         };
-        for (const value of byteChunks(response)) yield { content: { $case: "responseChunk", value } };
+        if (withChunks) for (const value of byteChunks(response)) yield { content: { $case: "responseChunk", value } };
       }
-      return callPeer("extractor", () => collectChunks(chunksOf(extractor.client.extract(requests(), { signal })), "extractor"));
+      const extractWith = (withChunks: boolean) =>
+        collectChunks(chunksOf(extractor.client.extract(requests(withChunks), { signal })), "extractor");
+      return callPeer("extractor", async () => {
+        try {
+          return await extractWith(false);
+        } catch (error) {
+          if (!(error instanceof ClientError && error.code === Status.FAILED_PRECONDITION && /response_sha256/.test(error.details)))
+            throw error;
+          return extractWith(true);
+        }
+      });
     },
 
     async buildIdleProfiles(idleResponse, options, signal) {
