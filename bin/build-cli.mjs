@@ -1,5 +1,6 @@
 // npm run build:cli: bundles the command and its worker threads' modules from the TypeScript sources
-// into dist/ (kepler-model.mjs, fit-worker.mjs, extract-worker.mjs, isolate-worker.mjs and shared chunks),
+// into dist/ (kepler-model.mjs, the worker runtime and task modules worker-runtime.mjs, fit-worker.mjs,
+// extract-worker.mjs, isolate-worker.mjs, and shared chunks),
 // with the files they read at run time beside them, so `kepler-model` starts without compiling
 // TypeScript. Libraries stay in node_modules (imported as usual, not bundled).
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -14,6 +15,7 @@ await build({
     "fit-worker": "services/trainer/fit-worker.ts",
     "extract-worker": "services/extractor/extract-worker.ts",
     "isolate-worker": "services/isolator/isolate-worker.ts",
+    "worker-runtime": "services/kit/worker-runtime.ts",
   },
   outdir: "dist",
   // All in dist/ itself: modules find their files and workers beside them (services/kit/asset-url.ts).

@@ -6,12 +6,14 @@ import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./doma
 
 export interface ExtractRunner {
   run(task: ExtractTask): Promise<ExtractTaskResult>;
+  /** Starts the worker threads ahead of the first task. */
+  warm(): void;
   close(): Promise<void>;
 }
 
 /** A runner over `threads` workers; 0 runs tasks on the main thread. */
 export function createExtractRunner(threads: number): ExtractRunner {
-  if (threads === 0) return { run: async (task) => runExtractTask(task), close: async () => {} };
+  if (threads === 0) return { run: async (task) => runExtractTask(task), warm: () => {}, close: async () => {} };
   const pool = createWorkerPool<ExtractTask, ExtractTaskResult>({
     entry: workerModule("extract-worker", import.meta.url),
     size: threads,
@@ -19,6 +21,7 @@ export function createExtractRunner(threads: number): ExtractRunner {
   });
   return {
     run: (task) => pool.run(task, { transfer: "bytes" in task.input ? ownedBuffers([task.input.bytes]) : [] }),
+    warm: () => pool.warm(),
     close: () => pool.close(),
   };
 }

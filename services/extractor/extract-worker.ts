@@ -1,9 +1,9 @@
 // Worker-thread entry of the extractor's pool: parses and extracts on this thread's wasm-core instance;
 // the table's packed columns move back to the caller without a copy.
-import { ownedBuffers, serveWorkerTasks } from "../kit/worker-tasks.js";
+import { ownedBuffers, taskHandler } from "../kit/worker-tasks.js";
 import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./domain/extract-task.js";
 
-serveWorkerTasks<ExtractTask, ExtractTaskResult>((task) => {
+export default taskHandler<ExtractTask, ExtractTaskResult>((task) => {
   const answer = runExtractTask(task);
   const transfer = answer.kind === "extract" ? ownedBuffers([answer.result.table.values, answer.result.table.timestamps]) : [];
   return { result: answer, transfer };

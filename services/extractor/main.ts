@@ -27,6 +27,7 @@ export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps
             prometheusTimeoutMs: config.prometheusTimeoutMs,
             prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
             runTask: (task) => runner.run(task),
+            warm: () => runner.warm(),
           }),
         },
       ],

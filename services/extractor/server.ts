@@ -24,6 +24,8 @@ export interface ExtractorServiceDeps {
   readonly prometheusAllowlist: PrometheusAllowlist;
   /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
   readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
+  /** Starts the task threads as a request arrives, so their start overlaps reading it. */
+  readonly warm?: () => void;
   /** Responses kept by digest (ExtractOptions.response_sha256); a cache of the defaults when unset. */
   readonly responseCache?: ResponseCache;
 }
@@ -39,6 +41,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
   };
   return {
     async *extract(requests) {
+      deps.warm?.();
       const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256);
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
@@ -47,6 +50,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *extractFromPrometheus(request) {
+      deps.warm?.();
       const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
@@ -54,6 +58,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
+      deps.warm?.();
       const { options, response: inline } = await readOptionsAndResponse(requests, cache, (o) =>
         o.window === undefined ? o.responseSha256 : "",
       );

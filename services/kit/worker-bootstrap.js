@@ -1,6 +1,7 @@
 // First module of every pool worker: lowers this thread's priority, registers tsx's loader in this thread
-// when the task module is TypeScript (a worker does not inherit the parent's `--import tsx`; the bundle's
-// worker modules need none), then loads the task module named in workerData. Plain JavaScript, so the
+// when running from the TypeScript sources (a worker does not inherit the parent's `--import tsx`; the
+// bundle's worker modules need none), then loads the worker runtime named in workerData, which imports
+// each task module when a task first needs it. Plain JavaScript, so the
 // bundle (dist/) carries a copy of it as is.
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
@@ -16,5 +17,5 @@ try {
   // Not Linux, or no permission: normal priority.
 }
 
-if (workerData.entry.endsWith(".ts")) (await import("tsx/esm/api")).register();
-await import(workerData.entry);
+if (workerData.runtime.endsWith(".ts")) (await import("tsx/esm/api")).register();
+await import(workerData.runtime);

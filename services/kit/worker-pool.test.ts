@@ -46,6 +46,26 @@ describe("worker pool", () => {
     await expect(closing.run({ kind: "thread" })).rejects.toThrow("closing worker pool is closed");
   });
 
+  it("shares the process's threads between pools, each pool running at most its size at once", async () => {
+    const small = createWorkerPool<ProbeTask, unknown>({ entry, size: 1, name: "small" });
+    try {
+      const [big, one] = await Promise.all([
+        Promise.all(Array.from({ length: 6 }, () => pool.run({ kind: "sleep", ms: 20 }))),
+        Promise.all(Array.from({ length: 4 }, () => small.run({ kind: "sleep", ms: 20 }))),
+      ]);
+      const all = [...big, ...one] as Array<{ threadId: number }>;
+      // Two threads for both pools (the largest pool's size), never one per pool.
+      expect(new Set(all.map((r) => r.threadId)).size).toBeLessThanOrEqual(2);
+      // The size-1 pool's tasks never overlapped one another.
+      const spans = (one as Array<{ start: number; end: number }>).sort((a, b) => a.start - b.start);
+      for (let i = 1; i < spans.length; i++) expect(spans[i]!.start).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+    } finally {
+      await small.close();
+    }
+    // Closing one pool leaves the other's threads working.
+    expect(await pool.run({ kind: "echo", values: new Float64Array([3]) })).toEqual(new Float64Array([6]));
+  });
+
   it("reads --worker-threads: default -1 (the available cores), 0 allowed, other negatives refused", () => {
     expect(readConfig({ workerThreads: workerThreadsKey }).workerThreads).toBe(-1);
     expect(readConfig({ workerThreads: workerThreadsKey }, {}, { "worker-threads": "0" }).workerThreads).toBe(0);

@@ -56,25 +56,40 @@ export interface WorkerPool<T, R> {
   readonly size: number;
   /** Runs one task on the next free worker; a task still queued when `signal` aborts is dropped (rejects). */
   run(task: T, options?: { transfer?: ArrayBuffer[]; signal?: AbortSignal }): Promise<R>;
-  /** Terminates every worker; queued and running tasks reject. */
+  /**
+   * Starts this pool's threads now rather than on its first tasks (a service calls it when a request
+   * arrives, so the threads' start overlaps reading the request).
+   */
+  warm(): void;
+  /** Stops this pool: its queued and running tasks reject; the threads end with the process's last pool. */
   close(): Promise<void>;
 }
 
-interface Pending<T, R> {
+interface PoolState {
+  readonly name: string;
+  readonly entry: string;
+  readonly size: number;
+  running: number;
+  closed: boolean;
+}
+
+interface Pending {
   id: number;
-  task: T;
+  pool: PoolState;
+  task: unknown;
   transfer: ArrayBuffer[];
   signal?: AbortSignal;
-  resolve(result: R): void;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
 }
 
-interface Slot<T, R> {
+interface Thread {
   worker: Worker;
-  running?: Pending<T, R>;
+  running?: Pending;
 }
 
 const BOOTSTRAP = new URL("./worker-bootstrap.js", import.meta.url);
+const RUNTIME = workerModule("worker-runtime", import.meta.url);
 
 /**
  * The worker module `name` beside the calling module (`from`: its import.meta.url): `<name>.ts` when
@@ -85,78 +100,123 @@ export function workerModule(name: string, from: string): URL {
   return assetUrl(from, `./${name}.ts`, `${name}.mjs`);
 }
 
+// The process's worker threads, shared by all its pools (the services of one process): as many threads as
+// the largest open pool, each pool running at most its size of tasks at once. One set of threads instead
+// of one per service, because starting a thread (its runtime, modules and wasm instance) costs ~0.1 s of
+// CPU, more than many tasks do. Tasks are dispatched in the order they were submitted.
+const threads: Thread[] = [];
+const queue: Pending[] = [];
+const pools = new Set<PoolState>();
+let nextId = 1;
+
+const threadLimit = () => Math.max(0, ...[...pools].map((pool) => pool.size));
+
+function startThread(): Thread {
+  const worker = new Worker(BOOTSTRAP, { workerData: { runtime: RUNTIME.href }, name: "kepler-model-worker" });
+  // Idle workers never keep the process alive; a server in its event loop does, and close() ends them.
+  worker.unref();
+  const thread: Thread = { worker };
+  worker.on("message", (reply: ReplyMessage<unknown>) => {
+    const pending = thread.running;
+    if (pending === undefined || pending.id !== reply.id) return;
+    thread.running = undefined;
+    pending.pool.running--;
+    if ("error" in reply) pending.reject(reviveError(reply.error));
+    else pending.resolve(reply.result);
+    dispatch();
+  });
+  // A worker that dies (out of memory, a crash in its loader) fails its task; a fresh one replaces it.
+  const retire = (error: (pool: PoolState) => Error) => {
+    const index = threads.indexOf(thread);
+    if (index < 0) return;
+    threads.splice(index, 1);
+    const pending = thread.running;
+    thread.running = undefined;
+    if (pending !== undefined) {
+      pending.pool.running--;
+      pending.reject(error(pending.pool));
+    }
+    dispatch();
+  };
+  worker.on("error", (error) => retire(() => error));
+  worker.on("exit", (code) => retire((pool) => new Error(`${pool.name} worker exited with code ${code}`)));
+  threads.push(thread);
+  return thread;
+}
+
+function dispatch(): void {
+  for (let index = 0; index < queue.length;) {
+    const pending = queue[index]!;
+    if (pending.signal?.aborted === true) {
+      queue.splice(index, 1);
+      pending.reject(pending.signal.reason);
+      continue;
+    }
+    if (pending.pool.running >= pending.pool.size) {
+      index++;
+      continue;
+    }
+    const thread = threads.find((t) => t.running === undefined) ?? (threads.length < threadLimit() ? startThread() : undefined);
+    if (thread === undefined) return;
+    queue.splice(index, 1);
+    thread.running = pending;
+    pending.pool.running++;
+    thread.worker.postMessage({ id: pending.id, entry: pending.pool.entry, task: pending.task }, pending.transfer);
+  }
+}
+
 /**
- * Creates a pool of `size` (>= 1, or AVAILABLE_CORES) workers running `entry`; none start until the first
- * task.
+ * Creates a pool of `size` (>= 1, or AVAILABLE_CORES) workers running the task module `entry` (whose
+ * default export handles a task); no thread starts until the first task.
  */
 export function createWorkerPool<T, R>(requested: { entry: URL; size: number; name: string }): WorkerPool<T, R> {
   const size = requested.size === AVAILABLE_CORES ? Math.max(1, availableParallelism()) : requested.size;
   if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be >= 1, got ${requested.size}`);
-  const options = { ...requested, size };
-  const slots: Slot<T, R>[] = [];
-  const queue: Pending<T, R>[] = [];
-  let nextId = 1;
-  let closed = false;
-
-  const startWorker = (): Slot<T, R> => {
-    const worker = new Worker(BOOTSTRAP, { workerData: { entry: options.entry.href }, name: options.name });
-    // Idle workers never keep the process alive; a server in its event loop does, and close() ends them.
-    worker.unref();
-    const slot: Slot<T, R> = { worker };
-    worker.on("message", (reply: ReplyMessage<R>) => {
-      const pending = slot.running;
-      if (pending === undefined || pending.id !== reply.id) return;
-      slot.running = undefined;
-      if ("error" in reply) pending.reject(reviveError(reply.error));
-      else pending.resolve(reply.result);
-      dispatch();
-    });
-    // A worker that dies (out of memory, a crash in its loader) fails its task; a fresh one replaces it.
-    const retire = (error: Error) => {
-      const index = slots.indexOf(slot);
-      if (index < 0) return;
-      slots.splice(index, 1);
-      slot.running?.reject(error);
-      slot.running = undefined;
-      if (!closed) dispatch();
-    };
-    worker.on("error", retire);
-    worker.on("exit", (code) => retire(new Error(`${options.name} worker exited with code ${code}`)));
-    slots.push(slot);
-    return slot;
-  };
-
-  const dispatch = () => {
-    while (!closed && queue.length > 0) {
-      const slot = slots.find((s) => s.running === undefined) ?? (slots.length < options.size ? startWorker() : undefined);
-      if (slot === undefined) return;
-      const pending = queue.shift() as Pending<T, R>;
-      if (pending.signal?.aborted === true) {
-        pending.reject(pending.signal.reason);
-        continue;
-      }
-      slot.running = pending;
-      slot.worker.postMessage({ id: pending.id, task: pending.task }, pending.transfer);
-    }
-  };
-
+  const pool: PoolState = { name: requested.name, entry: requested.entry.href, size, running: 0, closed: false };
+  pools.add(pool);
   return {
-    size: options.size,
+    size,
     run(task, runOptions = {}) {
-      if (closed) return Promise.reject(new Error(`${options.name} worker pool is closed`));
+      if (pool.closed) return Promise.reject(new Error(`${pool.name} worker pool is closed`));
       if (runOptions.signal?.aborted === true) return Promise.reject(runOptions.signal.reason);
       return new Promise<R>((resolve, reject) => {
-        queue.push({ id: nextId++, task, transfer: runOptions.transfer ?? [], signal: runOptions.signal, resolve, reject });
+        queue.push({
+          id: nextId++,
+          pool,
+          task,
+          transfer: runOptions.transfer ?? [],
+          signal: runOptions.signal,
+          resolve: resolve as (result: unknown) => void,
+          reject,
+        });
         dispatch();
       });
     },
+    warm() {
+      if (pool.closed) return;
+      while (threads.length < Math.min(pool.size, threadLimit())) startThread();
+    },
     async close() {
-      closed = true;
-      const stopped = new Error(`${options.name} worker pool closed`);
-      for (const pending of queue.splice(0)) pending.reject(stopped);
-      const running = slots.splice(0);
-      for (const slot of running) slot.running?.reject(stopped);
-      await Promise.all(running.map((slot) => slot.worker.terminate()));
+      if (pool.closed) return;
+      pool.closed = true;
+      pools.delete(pool);
+      const stopped = new Error(`${pool.name} worker pool closed`);
+      for (let index = queue.length - 1; index >= 0; index--) {
+        if (queue[index]!.pool !== pool) continue;
+        queue.splice(index, 1)[0]!.reject(stopped);
+      }
+      // Threads busy with this pool's tasks end (their tasks reject now); the last pool ends them all.
+      const ending = threads.filter((thread) => thread.running?.pool === pool || pools.size === 0);
+      for (const thread of ending) {
+        threads.splice(threads.indexOf(thread), 1);
+        if (thread.running !== undefined) {
+          thread.running.pool.running--;
+          thread.running.reject(stopped);
+          thread.running = undefined;
+        }
+      }
+      await Promise.all(ending.map((thread) => thread.worker.terminate()));
+      dispatch();
     },
   };
 }

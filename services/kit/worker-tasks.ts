@@ -1,10 +1,12 @@
-// The worker side of a worker pool: answers each task message with its result or a plain error. A task
-// handler is ordinary domain code; it runs on this thread's own wasm-core instance.
+// The worker side of the worker pools: answers each task message with its result or a plain error. A task
+// handler is ordinary domain code, the default export of its task module; it runs on this thread's own
+// wasm-core instance.
 import { parentPort } from "node:worker_threads";
 
-/** What the pool posts to a worker. */
+/** What the pool posts to a worker: the task module to run it with (its URL) and the task. */
 export interface TaskMessage<T> {
   id: number;
+  entry: string;
   task: T;
 }
 
@@ -34,19 +36,42 @@ export interface TaskReply<R> {
   transfer?: ArrayBuffer[];
 }
 
-/** Serves tasks on this worker thread until the pool terminates it. */
-export function serveWorkerTasks<T, R>(handle: (task: T) => TaskReply<R> | Promise<TaskReply<R>>): void {
+/** What a task module exports as its default: runs one task of its kind. */
+export type TaskHandler<T, R> = (task: T) => TaskReply<R> | Promise<TaskReply<R>>;
+
+/** Declares a task module's handler (its default export), typed by task and result. */
+export function taskHandler<T, R>(handle: TaskHandler<T, R>): TaskHandler<T, R> {
+  return handle;
+}
+
+/**
+ * Serves tasks on this worker thread until the pool terminates it. The threads are shared by every pool of
+ * the process: each message names its task module, imported on the first task that needs it.
+ */
+export function serveTaskModules(): void {
   const port = parentPort;
-  if (port === null) throw new Error("serveWorkerTasks must run in a worker thread");
-  port.on("message", async ({ id, task }: TaskMessage<T>) => {
-    let reply: TaskReply<R>;
+  if (port === null) throw new Error("serveTaskModules must run in a worker thread");
+  const handlers = new Map<string, Promise<TaskHandler<unknown, unknown>>>();
+  const handlerOf = (entry: string) => {
+    let handler = handlers.get(entry);
+    if (handler === undefined) {
+      handler = import(entry).then((module: { default?: TaskHandler<unknown, unknown> }) => {
+        if (typeof module.default !== "function") throw new Error(`${entry} exports no task handler as its default`);
+        return module.default;
+      });
+      handlers.set(entry, handler);
+    }
+    return handler;
+  };
+  port.on("message", async ({ id, entry, task }: TaskMessage<unknown>) => {
+    let reply: TaskReply<unknown>;
     try {
-      reply = await handle(task);
+      reply = await (await handlerOf(entry))(task);
     } catch (error) {
-      port.postMessage({ id, error: flatten(error) } satisfies ReplyMessage<R>);
+      port.postMessage({ id, error: flatten(error) } satisfies ReplyMessage<unknown>);
       return;
     }
-    port.postMessage({ id, result: reply.result } satisfies ReplyMessage<R>, reply.transfer ?? []);
+    port.postMessage({ id, result: reply.result } satisfies ReplyMessage<unknown>, reply.transfer ?? []);
   });
 }
 

@@ -1,5 +1,6 @@
 // A minimal ZIP writer (PKWARE APPNOTE 6.3, no ZIP64, no encryption) on node:zlib: each entry is
-// DEFLATE-compressed, or STOREd when compression does not make it smaller. Entries are flat names,
+// DEFLATE-compressed (level 1: model JSON shrinks almost as much as at the default level, in half the
+// time, and every model a pipeline trains is zipped), or STOREd when compression does not make it smaller. Entries are flat names,
 // as the reference's shutil.make_archive(save_path, "zip", save_path) writes them.
 import { crc32, deflateRawSync } from "node:zlib";
 import { InvalidInputError } from "../domain/errors.js";
@@ -15,6 +16,7 @@ const METHOD_DEFLATE = 8;
 const UTF8_FLAG = 0x0800;
 const VERSION = 20;
 const MAX_32 = 0xffffffff;
+const DEFLATE_LEVEL = 1;
 
 // MS-DOS date and time fields of a Date (local time, 2 s resolution, years from 1980).
 function dosDateTime(date: Date): { time: number; date: number } {
@@ -34,7 +36,7 @@ export function createZip(entries: readonly ZipEntry[], modifiedAt: Date = new D
   for (const entry of entries) {
     const name = Buffer.from(entry.name, "utf8");
     if (name.length === 0 || name.length > 0xffff) throw new InvalidInputError("zip.entries", `bad entry name "${entry.name}"`);
-    const deflated = deflateRawSync(entry.data);
+    const deflated = deflateRawSync(entry.data, { level: DEFLATE_LEVEL });
     const stored = deflated.length >= entry.data.length;
     const payload = stored ? Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength) : deflated;
     const crc = crc32(entry.data) >>> 0;

@@ -125,7 +125,11 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
         try {
           return await extractWith(false);
         } catch (error) {
-          if (!(error instanceof ClientError && error.code === Status.FAILED_PRECONDITION && /response_sha256/.test(error.details)))
+          if (!(
+            error instanceof ClientError &&
+            error.code === Status.FAILED_PRECONDITION &&
+            /response_sha256/.test(error.details)
+          ))
             throw error;
           return extractWith(true);
         }

@@ -41,10 +41,7 @@ export async function startRegistry(
   const replica =
     config.modelStore === ""
       ? undefined
-      : new BucketReplica(
-          await openBucket(s3SettingsOf(config), parseS3Url(config.modelStore, "--model-store")),
-          logger,
-        );
+      : new BucketReplica(await openBucket(s3SettingsOf(config), parseS3Url(config.modelStore, "--model-store")), logger);
   const store = await ModelStore.open(config.modelPath, {
     logger,
     remote: replica,

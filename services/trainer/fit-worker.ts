@@ -1,10 +1,10 @@
 // Worker-thread entry of the trainer's fit pool: runs fitComponents on this thread's wasm-core instance.
 // A trainer registered outside the built-ins is imported here on first use (its module registers it).
-import { ownedBuffers, serveWorkerTasks } from "../kit/worker-tasks.js";
+import { ownedBuffers, taskHandler } from "../kit/worker-tasks.js";
 import { type FitJob, type FitOutcome, fitComponents } from "./domain/fit-components.js";
 import { findTrainer } from "./domain/trainer-registry.js";
 
-serveWorkerTasks<FitJob, FitOutcome>(async (job) => {
+export default taskHandler<FitJob, FitOutcome>(async (job) => {
   if (job.trainerModule !== undefined && findTrainer(job.trainerName) === undefined) await import(job.trainerModule);
   const outcome = fitComponents(job);
   return { result: outcome, transfer: ownedBuffers(outcome.components.flatMap((c) => [c.testPredictions, c.testTimestamps])) };
