@@ -36,9 +36,18 @@ const rowCounters = new Map<string, (value?: number) => void>();
 // The labels last set per source and output type, so a switch removes the old model's series.
 const serving = new Map<string, Record<string, string>>();
 
-/** Counts an estimate's rows and records the model that served it; returns the result. */
-export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(result: R, via: "grpc" | "socket"): R {
-  const location = result.model.provenance.location;
+// What a model's estimates update, worked out once per loaded model and interface (estimates are hot).
+interface ModelMeters {
+  countRows: (value?: number) => void;
+  servingKey: string;
+  labels: Record<string, string>;
+}
+const modelMeters = { grpc: new WeakMap<object, ModelMeters>(), socket: new WeakMap<object, ModelMeters>() };
+
+function metersOf(model: EstimateResult<RegistryProvenance>["model"], via: "grpc" | "socket"): ModelMeters {
+  let meters = modelMeters[via].get(model);
+  if (meters !== undefined) return meters;
+  const location = model.provenance.location;
   const source = location?.energySource ?? "";
   const outputType =
     location?.outputType === OutputType.OUTPUT_TYPE_ABS_POWER
@@ -46,21 +55,30 @@ export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(re
       : location?.outputType === OutputType.OUTPUT_TYPE_DYN_POWER
         ? "DynPower"
         : "";
-  const key = `${source}/${outputType}`;
-  let countRows = rowCounters.get(`${key}/${via}`);
+  const servingKey = `${source}/${outputType}`;
+  let countRows = rowCounters.get(`${servingKey}/${via}`);
   if (countRows === undefined) {
     countRows = rows.bind({ source, output_type: outputType, via });
-    rowCounters.set(`${key}/${via}`, countRows);
+    rowCounters.set(`${servingKey}/${via}`, countRows);
   }
-  countRows(result.rowCount);
   const labels = {
     source,
     output_type: outputType,
     pipeline: location?.pipelineName ?? "",
-    feature_group: result.model.featureGroup,
-    model: result.model.modelName,
+    feature_group: model.featureGroup,
+    model: model.modelName,
   };
-  const before = serving.get(key);
+  meters = { countRows, servingKey, labels };
+  modelMeters[via].set(model, meters);
+  return meters;
+}
+
+/** Counts an estimate's rows and records the model that served it; returns the result. */
+export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(result: R, via: "grpc" | "socket"): R {
+  const { countRows, servingKey, labels } = metersOf(result.model, via);
+  countRows(result.rowCount);
+  const before = serving.get(servingKey);
+  if (before === labels) return result;
   if (
     before === undefined ||
     before.model !== labels.model ||
@@ -69,8 +87,8 @@ export function observeEstimate<R extends EstimateResult<RegistryProvenance>>(re
   ) {
     if (before !== undefined) modelInfo.remove(before);
     modelInfo.set(labels, 1);
-    serving.set(key, labels);
   }
+  serving.set(servingKey, labels);
   return result;
 }
 

@@ -15,6 +15,7 @@ import type { Logger } from "../kit/logger.js";
 import { toServerError } from "../kit/status-mapping.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
+import { estimateResponseBytes, estimateStreamAnswerBytes } from "./estimate-bytes.js";
 import { observeEstimate } from "./metrics.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 import { untilAborted } from "./until-aborted.js";
@@ -90,7 +91,7 @@ function numberArray(values: Float64Array): number[] {
 
 /** The EstimatorService implementation (nice-grpc). */
 export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorServiceImplementation {
-  const answer = streamItemAnswerer(deps);
+  const answer = streamItemAnswerer(deps, answeredItem);
   return {
     estimate: (request) => estimate(deps.estimator, request),
 
@@ -104,40 +105,52 @@ export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorSer
   };
 }
 
-/** Estimate and EstimateStream served straight on grpc-js (kit/direct-methods.ts): the same answers. */
+/**
+ * Estimate and EstimateStream served straight on grpc-js (kit/direct-methods.ts): the same answers,
+ * written straight to bytes (estimate-bytes.ts).
+ */
 export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record<string, DirectMethod> {
-  const estimateMethod: DirectUnaryMethod<EstimateRequest, EstimateResponse> = {
+  const estimateMethod: DirectUnaryMethod<EstimateRequest, Uint8Array> = {
     kind: "unary",
-    handle: (request) => estimateSoon(deps.estimator, request),
+    handle: (request) => estimateSoon(deps.estimator, request, estimateResponseBytes),
   };
-  const streamMethod: DirectBidiMethod<EstimateStreamRequest, EstimateStreamResponse> = {
+  const streamMethod: DirectBidiMethod<EstimateStreamRequest, EstimateStreamResponse | Uint8Array> = {
     kind: "bidi",
-    handleItem: streamItemAnswerer(deps),
+    handleItem: streamItemAnswerer(deps, estimateStreamAnswerBytes),
     closing: deps.closing,
   };
   return { estimate: estimateMethod as DirectMethod, estimateStream: streamMethod as DirectMethod };
 }
 
 async function estimate(estimator: Estimator<RegistryProvenance>, request: EstimateRequest): Promise<EstimateResponse> {
-  return estimateSoon(estimator, request);
+  return estimateSoon(estimator, request, encodeEstimateResult);
 }
+
+type Result = EstimateResult<RegistryProvenance>;
 
 // The response right away when the model is loaded (most calls), else once it is.
-function estimateSoon(
+function estimateSoon<T>(
   estimator: Estimator<RegistryProvenance>,
   request: EstimateRequest,
-): EstimateResponse | Promise<EstimateResponse> {
+  encode: (result: Result) => T,
+): T | Promise<T> {
   const input = decodeEstimateRequest(request);
   const now = estimator.estimateNow(input);
-  if (now !== undefined) return encodeEstimateResult(observeEstimate(now, "grpc"));
-  return estimator.estimate(input).then((result) => encodeEstimateResult(observeEstimate(result, "grpc")));
+  if (now !== undefined) return encode(observeEstimate(now, "grpc"));
+  return estimator.estimate(input).then((result) => encode(observeEstimate(result, "grpc")));
 }
 
-// One stream item's answer: the estimate, or the item's error as a status in the response (the
-// stream goes on); an error that maps to no status ends the call.
-function streamItemAnswerer(
+const answeredItem = (requestId: string, result: Result): EstimateStreamResponse => ({
+  requestId,
+  result: { $case: "estimate", value: encodeEstimateResult(result) },
+});
+
+// One stream item's answer: the estimate (encoded by `answered`), or the item's error as a status in the
+// response (the stream goes on); an error that maps to no status ends the call.
+function streamItemAnswerer<T>(
   deps: EstimatorServiceDeps,
-): (item: EstimateStreamRequest) => EstimateStreamResponse | Promise<EstimateStreamResponse> {
+  answered: (requestId: string, result: Result) => T,
+): (item: EstimateStreamRequest) => T | EstimateStreamResponse | Promise<T | EstimateStreamResponse> {
   const failed = (item: EstimateStreamRequest, caught: unknown): EstimateStreamResponse => {
     // Fields are named from the stream item, e.g. `estimate.values`.
     const error =
@@ -148,19 +161,12 @@ function streamItemAnswerer(
     if (!(mapped instanceof ServerError)) throw mapped;
     return { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
   };
-  const answered = (item: EstimateStreamRequest, value: EstimateResponse): EstimateStreamResponse => ({
-    requestId: item.requestId,
-    result: { $case: "estimate", value },
-  });
   return (item) => {
     try {
       if (item.estimate === undefined) throw new InvalidInputError("estimate", "required");
-      const value = estimateSoon(deps.estimator, item.estimate);
-      if (!(value instanceof Promise)) return answered(item, value);
-      return value.then(
-        (later) => answered(item, later),
-        (caught: unknown) => failed(item, caught),
-      );
+      const value = estimateSoon(deps.estimator, item.estimate, (result) => answered(item.requestId, result));
+      if (!(value instanceof Promise)) return value;
+      return value.catch((caught: unknown) => failed(item, caught));
     } catch (caught) {
       return failed(item, caught);
     }

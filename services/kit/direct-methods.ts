@@ -16,7 +16,8 @@ import { toServerError } from "./status-mapping.js";
 
 /**
  * A unary method: the decoded, checked request in, the response out (errors map to a status); a
- * response returned (not promised) is sent in the same turn.
+ * response returned (not promised) is sent in the same turn. A response (here and from a stream item)
+ * may also be its encoded bytes, sent as they are.
  */
 export interface DirectUnaryMethod<Request = never, Response = unknown> {
   readonly kind: "unary";
@@ -65,7 +66,7 @@ export function registerDirectMethod(
 ): void {
   const path = `/${serviceFullName}/${definition.name}`;
   const serialize = (response: unknown): Buffer => {
-    const bytes = definition.responseType.encode(response as never).finish();
+    const bytes = response instanceof Uint8Array ? response : definition.responseType.encode(response as never).finish();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
   const deserialize = (bytes: Buffer): unknown => definition.requestType.decode(bytes);

@@ -41,15 +41,40 @@ export interface EstimateResult<P> {
   coreRatio: number;
 }
 
-function assertInput(input: EstimateInput): void {
-  if (!Number.isInteger(input.rowCount) || input.rowCount < 0)
-    throw new InvalidInputError("row_count", `must be a non-negative integer`);
+/**
+ * Where each model column sits among the request's features (-1 when absent): an indexOf per column for
+ * the usual few dozen features, a map beyond (linear in the request's features, whatever the model).
+ */
+function columnIndices(columns: readonly string[], names: readonly string[]): number[] {
+  if (names.length <= 64) return columns.map((feature) => names.indexOf(feature));
+  const position = new Map(names.map((name, i) => [name, i]));
+  return columns.map((feature) => position.get(feature) ?? -1);
+}
+
+function assertDistinct(names: readonly string[]): void {
   const seen = new Set<string>();
-  input.featureNames.forEach((name, i) => {
+  names.forEach((name, i) => {
     if (name === "") throw new InvalidInputError(`feature_names[${i}]`, "empty name");
     if (seen.has(name)) throw new InvalidInputError(`feature_names[${i}]`, `"${name}" is listed twice`);
     seen.add(name);
   });
+}
+
+const NO_SYSTEM_FEATURES: ReadonlyMap<string, string> = new Map();
+
+function assertInput(input: EstimateInput): void {
+  if (!Number.isInteger(input.rowCount) || input.rowCount < 0)
+    throw new InvalidInputError("row_count", `must be a non-negative integer`);
+  // Checked on every estimate: a pairwise scan allocates nothing and beats a Set for a few dozen names.
+  const names = input.featureNames;
+  if (names.length > 64) assertDistinct(names);
+  else
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name === "") throw new InvalidInputError(`feature_names[${i}]`, "empty name");
+      for (let j = 0; j < i; j++)
+        if (names[j] === name) throw new InvalidInputError(`feature_names[${i}]`, `"${name}" is listed twice`);
+    }
   if (input.featureNames.length === 0) throw new InvalidInputError("feature_names", "list the features of the value columns");
   const expected = input.rowCount * input.featureNames.length;
   const given = input.values.kind === "bytes" ? input.values.bytes.byteLength / 8 : input.values.list.length;
@@ -85,7 +110,8 @@ export class Estimator<P> {
   /** The query a request maps to (also the cache key's content). */
   queryOf(input: EstimateInput): ModelQuery {
     return {
-      featureNames: [...input.featureNames, ...input.systemFeatureNames],
+      featureNames:
+        input.systemFeatureNames.length === 0 ? input.featureNames : [...input.featureNames, ...input.systemFeatureNames],
       unavailableFeatureNames: input.unavailableFeatureNames,
       outputType: input.outputType,
       energySource: normalizeRequestedSource(input.energySource),
@@ -128,11 +154,9 @@ export class Estimator<P> {
         );
       }
       const columns = model.predictor.inputFeatures(input.featureNames);
-      // One map instead of an indexOf per column: linear in the request's features, whatever the model.
-      const position = new Map(input.featureNames.map((name, i) => [name, i]));
-      const indices = columns.map((feature) => position.get(feature) ?? -1);
-      const missing = columns.filter((_, i) => indices[i] === -1);
-      if (missing.length > 0) {
+      const indices = columnIndices(columns, input.featureNames);
+      if (indices.includes(-1)) {
+        const missing = columns.filter((_, i) => indices[i] === -1);
         throw new FailedPreconditionError(
           `model ${model.modelName} needs ${listText(columns)}; feature_names lacks ${listText(missing)}`,
         );
@@ -143,15 +167,19 @@ export class Estimator<P> {
         powers = model.predictor.predict(
           x,
           columns,
-          new Map(input.systemFeatureNames.map((name, i) => [name, input.systemFeatureValues[i] as string])),
+          input.systemFeatureNames.length === 0
+            ? NO_SYSTEM_FEATURES
+            : new Map(input.systemFeatureNames.map((name, i) => [name, input.systemFeatureValues[i] as string])),
         );
       } finally {
         x.buffer.free();
       }
       const order = componentsOf(query.energySource as Parameters<typeof componentsOf>[0]);
-      const componentPowers = order
-        .filter((c) => powers.has(c))
-        .map((component) => ({ component, powerWatts: powers.get(component) as Float64Array }));
+      const componentPowers: ComponentPowerResult[] = [];
+      for (const component of order) {
+        const powerWatts = powers.get(component);
+        if (powerWatts !== undefined) componentPowers.push({ component, powerWatts });
+      }
       const cores = query.machineSpec.cores;
       const coreRatio = cores > 0 && model.modelCores > 0 ? cores / model.modelCores : 1;
       return { componentPowers, rowCount: input.rowCount, model, coreRatio };

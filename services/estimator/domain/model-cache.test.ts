@@ -57,6 +57,20 @@ describe("ModelCache", () => {
     expect([cache.size, state.loads]).toEqual([3, 5]);
   });
 
+  it("repeated hits on one query and loads in between keep the least-recently-used order", async () => {
+    const { source, state } = countingSource();
+    const cache = new ModelCache(source, quiet, { maxEntries: 2 });
+    await cache.get(query(0));
+    await cache.get(query(0));
+    await cache.get(query(1)); // 1 is now the most recent
+    expect(cache.cached(query(0))?.modelName).toBe("M1"); // and now 0 again
+    expect(cache.cached(query(0))?.modelName).toBe("M1");
+    await cache.get(query(2)); // evicts 1, the least recently used
+    expect(state.loads).toBe(3);
+    expect(cache.cached(query(0))).toBeDefined();
+    expect(cache.cached(query(1))).toBeUndefined();
+  });
+
   it("20,000 unique queries stay within the default bound; a publish then costs no reload up front", async () => {
     const { source, state } = countingSource();
     const cache = new ModelCache(source, quiet);

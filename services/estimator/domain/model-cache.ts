@@ -33,6 +33,8 @@ export const DEFAULT_MODEL_CACHE_ENTRIES = 256;
 export class ModelCache<P> {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   private readonly entries = new Map<string, Entry<P>>();
+  /** The key of the last entry in `entries` (the most recently used) when known. */
+  private lastHit: string | undefined;
   private readonly maxEntries: number;
 
   constructor(
@@ -73,6 +75,7 @@ export class ModelCache<P> {
     );
     fresh.loading = loading;
     this.entries.set(key, fresh);
+    this.lastHit = key;
     this.evict();
     return loading;
   }
@@ -80,9 +83,13 @@ export class ModelCache<P> {
   private hit(key: string): LoadedModel<P> | undefined {
     const entry = this.entries.get(key);
     if (entry?.current === undefined) return undefined;
-    // Least recently used first: a hit moves the entry to the end.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Least recently used first: a hit moves the entry to the end (unless it is there already, the usual
+    // case of one model serving many estimates in a row).
+    if (this.lastHit !== key) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.lastHit = key;
+    }
     if (entry.stale && entry.reloading === undefined) {
       cacheEvents.reload();
       this.reload(key, entry);
