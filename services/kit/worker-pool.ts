@@ -13,7 +13,8 @@ import type { FlatError, ReplyMessage } from "./worker-tasks.js";
 export const AVAILABLE_CORES = -1;
 
 /**
- * `--worker-threads`: how many worker threads run CPU-heavy work; 0 runs it on the main thread. The default
+ * `--worker-threads`: how many CPU-heavy tasks a service runs at once on the process's worker threads; 0
+ * runs them on the main thread. The default
  * is a sentinel rather than the core count, so generated docs and config tables read the same everywhere.
  */
 export const workerThreadsKey: ConfigKey<number> = {
@@ -22,7 +23,7 @@ export const workerThreadsKey: ConfigKey<number> = {
   env: "KEPLER_MODEL_WORKER_THREADS",
   flag: "worker-threads",
   description:
-    "Worker threads per service for CPU-heavy work (training fits, extraction), so health and Estimate keep answering during a pipeline run; -1 (the default): the number of available cores; 0 runs that work on the main thread.",
+    "How many CPU-heavy tasks (training fits, extraction, isolation) a service runs at once on worker threads, which the services of one process share, so health and Estimate keep answering during a pipeline run; -1 (the default): the number of available cores; 0 runs that work on the main thread.",
   check: (value) =>
     Number.isInteger(value) && value >= -1 && value <= 256 ? undefined : `expected -1 (available cores) or 0-256, got ${value}`,
 };
