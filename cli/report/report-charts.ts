@@ -1,8 +1,8 @@
 // The report's charts as Vega-Lite specs, compiled and rendered to SVG in Node (vega's headless View, no
-// browser) and to PNG with resvg. Residuals are computed in wasm-core; the specs only draw them.
-import { Resvg } from "@resvg/resvg-js";
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+// browser) and to PNG with resvg. Residuals are computed in wasm-core; the specs only draw them. vega,
+// vega-lite and resvg (a 4 MB native library) load when the first chart renders, not when the command
+// starts: every other command shares this bundle.
+import type { TopLevelSpec } from "vega-lite";
 import { residuals as residualsOf } from "../../wasm-core/src/index.js";
 import type { SourceReport } from "./collect-report.js";
 
@@ -154,7 +154,14 @@ function distributionSpec(source: SourceReport, values: Residual[]): TopLevelSpe
   } as TopLevelSpec;
 }
 
+const renderers = async () => {
+  const [{ Resvg }, vega, { compile }] = await Promise.all([import("@resvg/resvg-js"), import("vega"), import("vega-lite")]);
+  return { Resvg, vega, compile };
+};
+let loading: ReturnType<typeof renderers> | undefined;
+
 async function render(name: string, title: string, spec: TopLevelSpec): Promise<RenderedChart> {
+  const { Resvg, vega, compile } = await (loading ??= renderers());
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     const svg = await view.toSVG();
