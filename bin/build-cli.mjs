@@ -2,9 +2,10 @@
 // into dist/ (kepler-model.mjs, the worker runtime and task modules worker-runtime.mjs, fit-worker.mjs,
 // extract-worker.mjs, isolate-worker.mjs, and shared chunks),
 // with the files they read at run time beside them, so `kepler-model` starts without compiling
-// TypeScript. Libraries stay in node_modules (imported as usual, not bundled).
+// TypeScript (bin/bundle-options.mjs: what is bundled).
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { NODE_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
 mkdirSync("dist", { recursive: true });
 // Chunk names change with their content: drop the previous build's.
@@ -20,14 +21,7 @@ await build({
   outdir: "dist",
   // All in dist/ itself: modules find their files and workers beside them (services/kit/asset-url.ts).
   chunkNames: "chunk-[hash]",
-  outExtension: { ".js": ".mjs" },
-  bundle: true,
-  splitting: true,
-  packages: "external",
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  logLevel: "warning",
+  ...NODE_BUNDLE_OPTIONS,
 });
 copyFileSync("services/kit/worker-bootstrap.js", "dist/worker-bootstrap.js");
 copyFileSync("services/generated/descriptor-set.binpb", "dist/descriptor-set.binpb");

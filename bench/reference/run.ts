@@ -13,6 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { build } from "esbuild";
+// @ts-expect-error a plain-JavaScript build module without types
+import { NODE_BUNDLE_OPTIONS } from "../../bin/bundle-options.mjs";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { printTable } from "../support/measure.js";
 import { BASE_SHAPE, writeSyntheticResponse } from "../support/synthetic-response.js";
@@ -133,14 +135,7 @@ async function bundleOursRun(): Promise<string> {
     entryPoints: { [OURS_BUNDLE]: join(here, "ours-run.ts") },
     outdir: join(root, "dist"),
     chunkNames: `${OURS_BUNDLE}-chunk-[hash]`,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    splitting: true,
-    packages: "external",
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
+    ...NODE_BUNDLE_OPTIONS,
   });
   return join(root, "dist", `${OURS_BUNDLE}.mjs`);
 }
