@@ -24,7 +24,7 @@ export interface ExtractorServiceDeps {
   readonly prometheusAllowlist: PrometheusAllowlist;
   /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
   readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
-  /** Starts the task threads as a request arrives, so their start overlaps reading it. */
+  /** Starts the task threads ahead of the first task. */
   readonly warm?: () => void;
   /** Responses kept by digest (ExtractOptions.response_sha256); a cache of the defaults when unset. */
   readonly responseCache?: ResponseCache;
@@ -34,6 +34,8 @@ export interface ExtractorServiceDeps {
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
   const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
   const cache = deps.responseCache ?? new ResponseCache();
+  // The task threads start once a request's data begins to arrive, so their start overlaps reading it.
+  const warm = () => deps.warm?.();
   const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
     const answer = await runTask({ kind: "extract", input, options });
     if (answer.kind !== "extract") throw new Error(`extract task answered ${answer.kind}`);
@@ -41,8 +43,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
   };
   return {
     async *extract(requests) {
-      deps.warm?.();
-      const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256);
+      const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256, warm);
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
@@ -50,17 +51,19 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *extractFromPrometheus(request) {
-      deps.warm?.();
       const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
+      warm();
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
       yield* resultMessages(await extractOn({ parsed: response }, options));
     },
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
-      deps.warm?.();
-      const { options, response: inline } = await readOptionsAndResponse(requests, cache, (o) =>
-        o.window === undefined ? o.responseSha256 : "",
+      const { options, response: inline } = await readOptionsAndResponse(
+        requests,
+        cache,
+        (o) => (o.window === undefined ? o.responseSha256 : ""),
+        warm,
       );
       let input: ResponseInput | undefined = inline === undefined ? undefined : { parsed: inline };
       if (options.window !== undefined) {
