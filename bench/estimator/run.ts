@@ -230,19 +230,22 @@ async function runStreamCase(
 }
 
 // The estimator against the transport floor: a bare grpc-js server answering with the estimator's own
-// responses (same message sizes), runs interleaved, median calls/s of 5 rounds each (issue goal: the
-// estimator within 1.3x of the floor).
+// responses (same message sizes), runs interleaved, median calls/s of 7 rounds each (issue goal: the
+// estimator within 1.3x of the floor). A round lasts about half a second or more: shorter ones swing with
+// a single garbage collection.
 async function transportFloor(estimatorAddress: string): Promise<void> {
+  const ROUNDS = 7;
   const floor = await startFloor(estimatorAddress, [1, 100]);
   try {
     const rows: string[][] = [];
     for (const n of [1, 100]) {
       for (const clients of [1, 16]) {
         const request = estimateRequest("LinearRegressionTrainer", n);
-        const calls = clients === 1 ? 300 : 40;
+        const calls = clients === 1 ? 600 : 60;
+        const streamed = clients === 1 ? 10_000 : 1_000;
         const ours: number[] = [];
         const bare: number[] = [];
-        for (let round = 0; round < 5; round++) {
+        for (let round = 0; round < ROUNDS; round++) {
           ours.push((await runCase(estimatorAddress, request, clients, calls)).callsPerSecond);
           bare.push((await runCase(floor.address, request, clients, calls)).callsPerSecond);
         }
@@ -256,9 +259,9 @@ async function transportFloor(estimatorAddress: string): Promise<void> {
         ]);
         const oursStream: number[] = [];
         const bareStream: number[] = [];
-        for (let round = 0; round < 5; round++) {
-          oursStream.push(await runStreamCase(estimatorAddress, request, clients, clients === 1 ? 1000 : 200));
-          bareStream.push(await runStreamCase(floor.address, request, clients, clients === 1 ? 1000 : 200));
+        for (let round = 0; round < ROUNDS; round++) {
+          oursStream.push(await runStreamCase(estimatorAddress, request, clients, streamed));
+          bareStream.push(await runStreamCase(floor.address, request, clients, streamed));
         }
         rows.push([
           "stream",
@@ -271,7 +274,7 @@ async function transportFloor(estimatorAddress: string): Promise<void> {
       }
     }
     printTable(
-      "Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of 5 rounds)",
+      `Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of ${ROUNDS} rounds)`,
       ["call", "rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
       rows,
     );
