@@ -5,6 +5,7 @@ import { goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/f
 import { createDataTable } from "../domain/data-table.js";
 import type { ModelArchive } from "../models/index.js";
 import { type ComponentFitter, inThreadFitter } from "./domain/fit-components.js";
+import { FitDurations } from "./domain/fit-durations.js";
 import { type TrainModelsRequest, type TrainProgress, trainModels } from "./domain/train-models.js";
 import { listTrainers } from "./domain/trainer-registry.js";
 import { createFitPool } from "./fit-pool.js";
@@ -49,6 +50,38 @@ describe("trainer fit pool", () => {
       expect(pooled.published.length).toBe(listTrainers().length);
     },
   );
+
+  it("starts the fits expected to take longest first (learned per trainer), reporting in trainer order", async () => {
+    const trainerNames = listTrainers().map((t) => t.name);
+    const request: TrainModelsRequest = {
+      table: goldenTable("acpi"),
+      energySource: "acpi",
+      featureGroup: "CounterOnly",
+      outputType: "AbsPower",
+      trainerNames,
+      testTimestampsSeconds: goldenTestTimestamps("acpi"),
+      seed: 7,
+      skipPublish: true,
+    };
+    // Fits run on this thread; each reports a made-up time, longest for the last trainers of the list.
+    const started: string[] = [];
+    const timed: ComponentFitter = {
+      concurrency: 2,
+      fit: async (job, signal) => {
+        started.push(job.trainerName);
+        const outcome = await inThreadFitter.fit(job, signal);
+        return { ...outcome, elapsedMs: 1 + trainerNames.indexOf(job.trainerName) };
+      },
+    };
+    const fitDurations = new FitDurations();
+    const first = await trainModels(request, { fitter: timed, fitDurations });
+    expect(started).toEqual(trainerNames); // nothing learned yet: list order
+    started.length = 0;
+    const second = await trainModels(request, { fitter: timed, fitDurations });
+    expect(started).toEqual([...trainerNames].reverse());
+    expect(second.results.map((r) => r.trainerName)).toEqual(trainerNames);
+    expect(second.results).toEqual(first.results);
+  });
 
   it("names a failed fit the same way as on the main thread", async () => {
     const x = [1, 2, 3];

@@ -42,6 +42,8 @@ export interface FitOutcome {
   fitted: Array<{ component: string; model: ComponentModelFile }>;
   components: ComponentResult[];
   failure?: { component: string; message: string };
+  /** How long the fits took on the thread that ran them (not counting time queued). */
+  elapsedMs?: number;
 }
 
 /** What runs fit jobs: on this thread one at a time, or a worker pool `concurrency` wide. */
@@ -58,6 +60,7 @@ export const inThreadFitter: ComponentFitter = {
 
 /** Runs one fit job; never throws (a failure is part of the outcome, as the reference reports it). */
 export function fitComponents(job: FitJob): FitOutcome {
+  const started = performance.now();
   const outcome: FitOutcome = { fitted: [], components: [] };
   let current = "";
   try {
@@ -89,5 +92,6 @@ export function fitComponents(job: FitJob): FitOutcome {
   } catch (error) {
     outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };
   }
+  outcome.elapsedMs = performance.now() - started;
   return outcome;
 }

@@ -11,6 +11,7 @@ import {
   WEIGHT_FILE,
 } from "../../models/index.js";
 import { buildModelArchive } from "./build-model-archive.js";
+import type { FitDurations } from "./fit-durations.js";
 import type { ComponentFitter, FitOutcome } from "./fit-components.js";
 import type { TrainModelsDeps } from "./train-models.js";
 import type { TrainerImplementation } from "./trainer.js";
@@ -43,6 +44,8 @@ export interface RunContext {
   machineSpec?: MetadataMachineSpec;
   /** Runs the fits (this thread or a worker pool). */
   fitter: ComponentFitter;
+  /** Fit times seen, to start the longest expected fits first. */
+  durations: FitDurations;
   /** Component fits done so far over the whole run, for progress events. */
   progress: { done: number };
   total: number;
@@ -81,6 +84,8 @@ export async function fitTrainer(
       },
       signal,
     );
+    if (outcome.failure === undefined && outcome.elapsedMs !== undefined)
+      run.durations.record(trainer.name, data.trainRows.length, outcome.elapsedMs);
     return { scale, outcome };
   } catch (error) {
     return {

@@ -22,6 +22,7 @@ import {
   type OutputTypeName,
 } from "../../models/index.js";
 import { type ComponentFitter, inThreadFitter } from "./fit-components.js";
+import { type FitDurations, processFitDurations } from "./fit-durations.js";
 import { type FittedTrainer, finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
 import { assertTestTimestamps, type SplitSpec, splitRows } from "./train-test-split.js";
 import { resolveTrainers } from "./trainer-registry.js";
@@ -64,6 +65,8 @@ export interface TrainModelsDeps {
   logger?: { warn(fields: object, message: string): void };
   /** Runs the fits; on this thread, one at a time, when unset. */
   fitter?: ComponentFitter;
+  /** Fit times seen (the longest expected fits start first); the process's when unset. */
+  fitDurations?: FitDurations;
   /** Stops before the next trainer when aborted (a cancelled RPC); nothing more is published. */
   signal?: AbortSignal;
 }
@@ -142,22 +145,29 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
     continueFromCheckpoint: request.continueFromCheckpoint === true,
     machineSpec: request.machineSpec,
     fitter: deps.fitter ?? inThreadFitter,
+    durations: deps.fitDurations ?? processFitDurations,
     progress,
     total,
   };
-  // Fits run ahead (up to twice the fitter's width, so workers stay busy while the main thread publishes);
-  // results are reported and published strictly in node type x trainer order.
+  // Fits run ahead (a node type's trainers, at least twice the fitter's width, so workers stay busy while
+  // the main thread publishes), those expected to take longest first (fit-durations.ts); results are
+  // reported and published strictly in node type x trainer order.
   const jobs = prepared.flatMap((data) => trainers.map((trainer) => ({ data, trainer })));
-  const ahead = run.fitter.concurrency === 1 ? 1 : 2 * run.fitter.concurrency;
-  const fits: Array<Promise<FittedTrainer>> = [];
+  const ahead = run.fitter.concurrency === 1 ? 1 : Math.max(2 * run.fitter.concurrency, trainers.length);
+  const fits: Array<Promise<FittedTrainer> | undefined> = [];
   const results: TrainerResult[] = [];
   try {
     for (let index = 0; index < jobs.length; index++) {
       await yieldToEventLoop();
       deps.signal?.throwIfAborted();
-      for (let next = fits.length; next < Math.min(jobs.length, index + ahead); next++) {
+      const waiting: number[] = [];
+      for (let next = index; next < Math.min(jobs.length, index + ahead); next++)
+        if (fits[next] === undefined) waiting.push(next);
+      const expected = (k: number) => run.durations.expectedMs(jobs[k]!.trainer.name, jobs[k]!.data.trainRows.length);
+      waiting.sort((a, b) => expected(b) - expected(a) || a - b);
+      for (const next of waiting) {
         const { data, trainer } = jobs[next]!;
-        fits.push(fitTrainer(trainer, data, run, deps.signal));
+        fits[next] = fitTrainer(trainer, data, run, deps.signal);
       }
       const { data, trainer } = jobs[index]!;
       const fitted = await fits[index]!;
@@ -168,7 +178,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
     }
   } finally {
     // Fits started ahead of an abort settle quietly (fitTrainer never rejects).
-    await Promise.all(fits);
+    await Promise.all(fits.filter((fit) => fit !== undefined));
   }
   return { results, nodeTypes, rowCount: table.rowCount };
 }
