@@ -5,6 +5,5 @@ import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./doma
 
 export default taskHandler<ExtractTask, ExtractTaskResult>((task) => {
   const answer = runExtractTask(task);
-  const transfer = answer.kind === "extract" ? ownedBuffers([answer.result.table.values, answer.result.table.timestamps]) : [];
-  return { result: answer, transfer };
+  return { result: answer, transfer: ownedBuffers([answer.result.table.values, answer.result.table.timestamps]) };
 });
