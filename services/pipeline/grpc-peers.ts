@@ -24,9 +24,13 @@ import {
   windowMessage,
 } from "./peer-messages.js";
 
-// A response's SHA-256, computed once per response (a run names the same bytes in every extractor call).
+// A response's SHA-256, computed once per response (a run names the same bytes in every extractor call);
+// "" for a response too large for the extractor to keep (RESPONSE_CACHE_DEFAULTS.maxSamples is about this
+// much JSON), which then goes with every call as before.
+const NAMED_RESPONSE_MAX_BYTES = 256 * 1024 * 1024;
 const digests = new WeakMap<Uint8Array, string>();
 function digestOf(response: Uint8Array): string {
+  if (response.byteLength > NAMED_RESPONSE_MAX_BYTES) return "";
   let digest = digests.get(response);
   if (digest === undefined) {
     digest = createHash("sha256").update(response).digest("hex");
@@ -122,6 +126,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
       const extractWith = (withChunks: boolean) =>
         collectChunks(chunksOf(extractor.client.extract(requests(withChunks), { signal })), "extractor");
       return callPeer("extractor", async () => {
+        if (digestOf(response) === "") return extractWith(true);
         try {
           return await extractWith(false);
         } catch (error) {
