@@ -192,6 +192,29 @@ describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer ->
     const lastTrain = minRun.progress.filter((p) => p.stage === "train").at(-1);
     expect(lastTrain).toMatchObject({ done: expectedCount, total: expectedCount });
 
+    // Tables are worked on side by side, yet the run reads as if they ran one after the other: each
+    // table's results form one block with the trainers in order, AbsPower before DynPower of the same
+    // source and group, and the train counter goes up by one per trainer, in stream order.
+    const tableOf = (r: (typeof minRun.results)[number]) => `${r.energySource}/${r.featureGroup}/${r.outputType}`;
+    const blocks: string[] = [];
+    for (const result of minRun.results) if (blocks.at(-1) !== tableOf(result)) blocks.push(tableOf(result));
+    expect(blocks).toHaveLength(new Set(blocks).size);
+    expect(blocks).toHaveLength(SOURCES.length * FEATURE_GROUPS.length * 2);
+    for (const block of blocks) {
+      expect(minRun.results.filter((r) => tableOf(r) === block).map((r) => r.trainerName)).toEqual(trainerNames);
+    }
+    for (let i = 0; i < blocks.length; i += 2) {
+      expect([
+        blocks[i]!.endsWith(`/${OutputType.OUTPUT_TYPE_ABS_POWER}`),
+        blocks[i + 1]!.endsWith(`/${OutputType.OUTPUT_TYPE_DYN_POWER}`),
+      ]).toEqual([true, true]);
+      expect(blocks[i]!.split("/").slice(0, 2)).toEqual(blocks[i + 1]!.split("/").slice(0, 2));
+    }
+    const trainedCounts = minRun.progress
+      .filter((p) => p.stage === "train" && p.message.startsWith("trained "))
+      .map((p) => p.done);
+    expect(trainedCounts).toEqual(Array.from({ length: expectedCount }, (_, i) => i + 1));
+
     // metadata.json (reference keys, in order) and node_type_index.json, written through the registry.
     const metadata = JSON.parse(minRun.summary.metadataJson);
     expect(Object.keys(metadata)).toEqual([
