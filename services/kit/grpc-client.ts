@@ -1,5 +1,6 @@
 import { type Channel, type CompatServiceDefinition, type Client, createChannel, createClientFactory } from "nice-grpc";
 import { createDeadlineMiddleware, DEFAULT_PEER_DEADLINE_MS, type DeadlineCallOptions } from "./call-deadline.js";
+import { withInProcessCalls } from "./in-process-calls.js";
 import { DEFAULT_MESSAGE_LIMITS, messageLimitOptions } from "./message-limits.js";
 import { PLAINTEXT_PEER, type PeerConnection, bearerTokenMiddleware } from "./peer-connection.js";
 import { tracePropagationMiddleware } from "./tracing.js";
@@ -29,8 +30,11 @@ export function createPeerClient<D extends CompatServiceDefinition>(
   connection: PeerConnection = PLAINTEXT_PEER,
   options: PeerClientOptions = {},
 ): PeerClient<D> {
-  const { credentials, options: channelOptions } = connection.security;
-  const channel = createChannel(address, credentials, { ...messageLimitOptions(DEFAULT_MESSAGE_LIMITS), ...channelOptions });
+  const { credentials, options: channelOptions, secure } = connection.security;
+  const limits = { ...messageLimitOptions(DEFAULT_MESSAGE_LIMITS), ...channelOptions };
+  const wire = createChannel(address, credentials, limits);
+  // A plaintext peer served by this process is called in-process (in-process-calls.ts).
+  const channel = secure ? wire : withInProcessCalls(wire, limits);
   const client = createClientFactory()
     .use(tracePropagationMiddleware())
     .use(bearerTokenMiddleware(connection.token))

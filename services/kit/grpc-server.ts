@@ -13,6 +13,7 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from 
 import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { INSECURE, type SecurityConfig } from "./security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "./tls-credentials.js";
+import { serveInProcess } from "./in-process-calls.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
 import { DEFAULT_PEER_HEALTH_INTERVAL_MS, type RequiredPeer, watchPeerHealth } from "./peer-health.js";
 import { addReflection } from "./reflection.js";
@@ -118,8 +119,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     // grpc-js refuses a service without methods: one served wholly direct is registered only there.
     if (Object.keys(rest.methods).length > 0) withCalls.add(rest, implementation);
   }
-  const registerDirect = (grpcServer: grpc.Server) => {
-    for (const entry of direct) registerDirectMethod(grpcServer, entry.fullName, entry.definition, entry.method, directKit);
+  let grpcServer: grpc.Server | undefined;
+  const registerDirect = (server: grpc.Server) => {
+    grpcServer = server;
+    for (const entry of direct) registerDirectMethod(server, entry.fullName, entry.definition, entry.method, directKit);
   };
   const health = HealthState();
   guarded.add(HealthDefinition, HealthServiceImpl(health));
@@ -147,6 +150,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     }
     port = shared.port;
   }
+  // Plaintext servers also take this process's peer calls directly (in-process-calls.ts).
+  const inProcess =
+    tlsFiles === undefined && grpcServer !== undefined ? serveInProcess(options.host, port, grpcServer) : undefined;
 
   // Readiness of the hosted services: the owner's verdict (setServing) and every required peer answering.
   // "" is liveness: SERVING while the process runs, so an orchestrator does not restart it for a peer's outage.
@@ -191,6 +197,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const close = (): Promise<void> => {
     closing ??= (async () => {
       peerWatch?.stop();
+      inProcess?.stop();
       for (const name of ["", ...names]) health.setStatus("unhealthy", name);
       const graceMs = options.shutdownGraceMs ?? 10_000;
       let timer: NodeJS.Timeout | undefined;
@@ -198,10 +205,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
         timer = setTimeout(() => {
           logger.warn({ graceMs }, "in-flight calls still running after the grace period; cancelling them");
           server.forceShutdown();
+          inProcess?.cancelAll();
           resolve();
         }, graceMs);
       });
-      await Promise.all([Promise.race([server.shutdown(), forced]), shared?.close(graceMs)]);
+      const finished = Promise.all([server.shutdown(), inProcess?.drained()]);
+      await Promise.all([Promise.race([finished, forced]), shared?.close(graceMs)]);
       clearTimeout(timer);
       tlsFiles?.close();
       logger.info({ address }, "stopped");

@@ -17,6 +17,18 @@ export interface Checkpoint {
   model: ComponentModelFile;
 }
 
+/** The checkpoint of one fitted component. */
+export function createCheckpoint(
+  trainer: string,
+  component: string,
+  nodeType: number,
+  features: readonly string[],
+  scale: ArrayLike<number>,
+  model: ComponentModelFile,
+): Checkpoint {
+  return { format_version: 1, trainer, component, node_type: nodeType, features: [...features], scale: Array.from(scale), model };
+}
+
 /** Parses and checks a checkpoint object read from `path`. */
 export function parseCheckpoint(value: unknown, path: string): Checkpoint {
   if (typeof value !== "object" || value === null) throw new InvalidInputError(path, "expected a checkpoint object");

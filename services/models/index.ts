@@ -1,5 +1,5 @@
 // The model archive format shared by trainer, registry and estimator (kepler-model-db layout).
-export { type Checkpoint, parseCheckpoint } from "./checkpoint-file.js";
+export { type Checkpoint, createCheckpoint, parseCheckpoint } from "./checkpoint-file.js";
 export {
   type ComponentModelFile,
   type CurveFitModelFile,
@@ -19,6 +19,7 @@ export {
 } from "./component-model-file.js";
 export { type PublishedModel, publishModelArchive, readCheckpoint, writeCheckpoint } from "./local-model-folder.js";
 export {
+  archiveZip,
   createModelArchive,
   createModelDict,
   type FeatureEngineeringFile,

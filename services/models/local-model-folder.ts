@@ -4,10 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { ModelArchive } from "./model-archive.js";
+import { archiveZip, type ModelArchive } from "./model-archive.js";
 import { type Checkpoint, parseCheckpoint } from "./checkpoint-file.js";
 import { checkpointPath, type ModelGroup, modelFolderPath, modelZipPath } from "./model-location.js";
-import { createZip } from "./zip-writer.js";
 
 /** Where a published model ended up. */
 export interface PublishedModel {
@@ -55,7 +54,7 @@ export async function publishModelArchive(modelPath: string, archive: ModelArchi
     throw error;
   }
   if (previous !== undefined) await rm(previous, { recursive: true, force: true });
-  await writeFileAtomically(zipPath, createZip(archive.files));
+  await writeFileAtomically(zipPath, archiveZip(archive));
   return { folderPath, zipPath };
 }
 
@@ -78,9 +77,14 @@ export async function readCheckpoint(
   return parseCheckpoint(JSON.parse(text), path);
 }
 
-/** Writes a checkpoint atomically. */
-export async function writeCheckpoint(modelPath: string, group: ModelGroup, checkpoint: Checkpoint): Promise<string> {
+/** Writes a checkpoint atomically; `text` is the checkpoint serialized already (e.g. on the fit's thread). */
+export async function writeCheckpoint(
+  modelPath: string,
+  group: ModelGroup,
+  checkpoint: Checkpoint,
+  text = JSON.stringify(checkpoint),
+): Promise<string> {
   const path = checkpointPath(modelPath, group, checkpoint.trainer, checkpoint.component, checkpoint.node_type);
-  await writeFileAtomically(path, JSON.stringify(checkpoint));
+  await writeFileAtomically(path, text);
   return path;
 }

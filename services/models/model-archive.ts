@@ -5,7 +5,7 @@ import type { ComponentModelFile, MaxAbsScalerFile, PolynomialFeaturesFile } fro
 import { componentModelFileName, SCALER_FILE } from "./component-model-file.js";
 import type { ModelLocation } from "./model-location.js";
 import { namedWeightsText, type WeightJson } from "./weight-json.js";
-import type { ZipEntry } from "./zip-writer.js";
+import { createZip, type ZipEntry } from "./zip-writer.js";
 
 /** The component dict `<model_name>.json`: component -> its model file, features and fe files. */
 export type ModelDict = Record<string, { model_file: string; features: string[]; fe_files: string[] }>;
@@ -32,6 +32,8 @@ export interface ModelArchiveContent {
 export interface ModelArchive {
   location: ModelLocation;
   files: ZipEntry[];
+  /** The files zipped (createZip), when built already, e.g. on the fit's worker thread. */
+  zip?: Uint8Array;
 }
 
 /**
@@ -79,4 +81,9 @@ export function createModelArchive(location: ModelLocation, content: ModelArchiv
   if (content.weights !== undefined)
     files.push({ name: WEIGHT_FILE, data: encoder.encode(namedWeightsText(content.weights, location.modelName)) });
   return { location, files };
+}
+
+/** The archive's zip: the one built with it, else made now. */
+export function archiveZip(archive: ModelArchive): Uint8Array {
+  return archive.zip ?? createZip(archive.files);
 }

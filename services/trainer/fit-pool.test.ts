@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
 import { createDataTable } from "../domain/data-table.js";
-import type { ModelArchive } from "../models/index.js";
+import { archiveZip, type ModelArchive, readZip } from "../models/index.js";
 import { type ComponentFitter, inThreadFitter } from "./domain/fit-components.js";
 import { FitDurations } from "./domain/fit-durations.js";
 import { type TrainModelsRequest, type TrainProgress, trainModels } from "./domain/train-models.js";
@@ -46,7 +46,13 @@ describe("trainer fit pool", () => {
       expect(pooled.results).toEqual(inThread.results);
       expect(pooled.progress).toEqual(inThread.progress);
       expect(pooled.published.map((a) => a.location)).toEqual(inThread.published.map((a) => a.location));
-      expect(pooled.published).toEqual(inThread.published);
+      // Each zip (made with the fits, stamped with the time it was made) holds exactly the archive's files.
+      const files = (archives: ModelArchive[]) => archives.map(({ location, files }) => ({ location, files }));
+      expect(files(pooled.published)).toEqual(files(inThread.published));
+      for (const archive of [...pooled.published, ...inThread.published])
+        expect(readZip(archiveZip(archive)).map((entry) => [entry.name, Buffer.from(entry.data)])).toEqual(
+          archive.files.map((file) => [file.name, Buffer.from(file.data)]),
+        );
       expect(pooled.published.length).toBe(listTrainers().length);
     },
   );
@@ -130,6 +136,11 @@ describe("trainer fit pool", () => {
         featureGroup: "CounterOnly",
         seed: 0,
         previous: [],
+        archive: {
+          group: { pipelineName: "p", energySource: "rapl-sysfs", outputType: "AbsPower", featureGroup: "CounterOnly" },
+          features: [],
+          nodeType: 0,
+        },
       }),
     ).rejects.toThrow("trainer-fit worker pool is closed");
   });

@@ -7,5 +7,8 @@ import { findTrainer } from "./domain/trainer-registry.js";
 export default taskHandler<FitJob, FitOutcome>(async (job) => {
   if (job.trainerModule !== undefined && findTrainer(job.trainerName) === undefined) await import(job.trainerModule);
   const outcome = fitComponents(job);
-  return { result: outcome, transfer: ownedBuffers(outcome.components.flatMap((c) => [c.testPredictions, c.testTimestamps])) };
+  const arrays: ArrayBufferView[] = outcome.components.flatMap((c) => [c.testPredictions, c.testTimestamps]);
+  if (outcome.archive !== undefined) arrays.push(...outcome.archive.files.map((file) => file.data));
+  if (outcome.archive?.zip !== undefined) arrays.push(outcome.archive.zip);
+  return { result: outcome, transfer: ownedBuffers(arrays) };
 });

@@ -7,14 +7,14 @@ import type { PublishModelRequest, RegistryServiceDefinition } from "../generate
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../kit/grpc-client.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
-import { createZip, type ModelArchive } from "../models/index.js";
+import { archiveZip, type ModelArchive } from "../models/index.js";
 
 /** A publishModel dependency for trainModels that streams each archive to the registry. */
 export function createRegistryPublisher(
   registry: PeerClient<typeof RegistryServiceDefinition>,
 ): (archive: ModelArchive) => Promise<void> {
   return async (archive) => {
-    const zip = createZip(archive.files);
+    const zip = archiveZip(archive);
     const { location } = archive;
     async function* requests(): AsyncGenerator<PublishModelRequest> {
       yield {

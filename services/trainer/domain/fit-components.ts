@@ -1,6 +1,7 @@
 // The CPU-heavy part of one trainer on one node type: scale, split, fit every component, predict the
-// test rows, MAE/MAPE. Plain data in and out (no callbacks, no I/O) so it runs the same on the main
-// thread or on a worker thread with its own wasm-core instance; failures come back as data.
+// test rows, MAE/MAPE, then the model archive, its zip and the checkpoints' JSON. Plain data in and out
+// (no callbacks, no I/O) so it runs the same on the main thread or on a worker thread with its own
+// wasm-core instance; failures come back as data.
 import {
   applyScale,
   type Matrix,
@@ -11,7 +12,8 @@ import {
   vectorStats,
 } from "../../../wasm-core/src/index.js";
 import { type FeatureGroupName, mainFeatureIndex } from "../../domain/feature-groups.js";
-import type { ComponentModelFile } from "../../models/index.js";
+import { type ComponentModelFile, createCheckpoint, createZip, type ModelArchive } from "../../models/index.js";
+import { type ArchiveContext, buildModelArchive } from "./build-model-archive.js";
 import { resolveTrainers } from "./trainer-registry.js";
 import type { ComponentResult } from "./training-results.js";
 
@@ -35,6 +37,8 @@ export interface FitJob {
   seed: number;
   /** Checkpointed models to continue from, by component. */
   previous: Array<[string, ComponentModelFile]>;
+  /** What the archive needs besides the fits. */
+  archive: ArchiveContext;
 }
 
 /** The fitted components in order; `failure` names the component that failed ("" before any fit). */
@@ -44,6 +48,10 @@ export interface FitOutcome {
   failure?: { component: string; message: string };
   /** How long the fits took on the thread that ran them (not counting time queued). */
   elapsedMs?: number;
+  /** Without a failure: the model archive, zipped. */
+  archive?: ModelArchive;
+  /** Without a failure: each fitted component's checkpoint as JSON text, in `fitted` order. */
+  checkpointTexts?: string[];
 }
 
 /** What runs fit jobs: on this thread one at a time, or a worker pool `concurrency` wide. */
@@ -93,5 +101,22 @@ export function fitComponents(job: FitJob): FitOutcome {
     outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };
   }
   outcome.elapsedMs = performance.now() - started;
+  if (outcome.failure === undefined) archiveFits(job, outcome);
   return outcome;
+}
+
+// Serialises what the fits produced here, off the thread that publishes: the archive, its zip and the
+// checkpoints (their largest parts are the fitted models, e.g. every tree or every training row).
+function archiveFits(job: FitJob, outcome: FitOutcome): void {
+  try {
+    const trainer = resolveTrainers([job.trainerName])[0]!;
+    const archive = buildModelArchive(trainer, job.archive, job.scale, outcome.fitted, outcome.components);
+    archive.zip = createZip(archive.files);
+    outcome.archive = archive;
+    outcome.checkpointTexts = outcome.fitted.map(({ component, model }) =>
+      JSON.stringify(createCheckpoint(trainer.name, component, job.archive.nodeType, job.features, job.scale, model)),
+    );
+  } catch (error) {
+    outcome.failure = { component: "", message: error instanceof Error ? error.message : String(error) };
+  }
 }

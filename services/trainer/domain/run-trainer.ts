@@ -1,16 +1,17 @@
 // One trainer on one node type (reference Trainer.process body, spec §5.3 steps 3-7): fit every
-// component on the training rows, predict the test rows, MAE/MAPE (fit-components.ts, possibly on a
-// worker thread), then, back on the main thread and in trainer order, archive, publish, checkpoint.
+// component on the training rows, predict the test rows, MAE/MAPE and build the archive
+// (fit-components.ts, possibly on a worker thread), then, back on the main thread and in trainer order,
+// publish and checkpoint.
 import type { Matrix } from "../../../wasm-core/src/index.js";
 import type { FeatureGroupName } from "../../domain/feature-groups.js";
 import {
   type ComponentModelFile,
+  createCheckpoint,
   type MetadataMachineSpec,
   type ModelGroup,
   modelNameOf,
   WEIGHT_FILE,
 } from "../../models/index.js";
-import { buildModelArchive } from "./build-model-archive.js";
 import type { FitDurations } from "./fit-durations.js";
 import type { ComponentFitter, FitOutcome } from "./fit-components.js";
 import type { TrainModelsDeps } from "./train-models.js";
@@ -81,6 +82,7 @@ export async function fitTrainer(
         featureGroup: run.featureGroup,
         seed: run.seed,
         previous: Array.from(checkpoints.models),
+        archive: { group: run.group, features: run.features, nodeType: data.nodeType, machineSpec: run.machineSpec },
       },
       signal,
     );
@@ -135,18 +137,8 @@ export async function finishTrainer(
       if (current !== "") report(`${trainer.name}/${current}`, `fitting node type ${data.nodeType}`);
       throw new Error(outcome.failure.message);
     }
-    const archive = buildModelArchive(
-      trainer,
-      {
-        group: run.group,
-        features: run.features,
-        nodeType: data.nodeType,
-        machineSpec: run.machineSpec,
-      },
-      scale,
-      fitted,
-      componentResults,
-    );
+    const archive = outcome.archive;
+    if (archive === undefined) throw new Error("the fits came back without their archive");
     const result: TrainerResult = {
       ...base,
       outcome: "succeeded",
@@ -154,21 +146,15 @@ export async function finishTrainer(
       maeWatts: Math.max(...componentResults.map((c) => c.maeWatts)),
       mapePercent: Math.max(...componentResults.map((c) => c.mapePercent)),
       hasWeights: archive.files.some((f) => f.name === WEIGHT_FILE),
-      archive,
+      // The files only: the zip (published) carries the time it was made.
+      archive: { location: archive.location, files: archive.files },
     };
     if (run.publishing) {
       report(modelName, `publishing ${modelName}`, "publish");
       await run.deps.publishModel?.(archive);
-      for (const { component, model } of fitted) {
-        await run.deps.writeCheckpoint?.(run.group, {
-          format_version: 1,
-          trainer: trainer.name,
-          component,
-          node_type: data.nodeType,
-          features: run.features,
-          scale: Array.from(scale),
-          model,
-        });
+      for (const [index, { component, model }] of fitted.entries()) {
+        const checkpoint = createCheckpoint(trainer.name, component, data.nodeType, run.features, scale, model);
+        await run.deps.writeCheckpoint?.(run.group, checkpoint, outcome.checkpointTexts?.[index]);
       }
       result.publishedLocation = archive.location;
     }

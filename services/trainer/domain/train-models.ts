@@ -59,7 +59,8 @@ export interface TrainModelsRequest {
 export interface TrainModelsDeps {
   publishModel?(archive: ModelArchive): Promise<void>;
   readCheckpoint?(group: ModelGroup, trainerName: string, component: string, nodeType: number): Promise<Checkpoint | undefined>;
-  writeCheckpoint?(group: ModelGroup, checkpoint: Checkpoint): Promise<void>;
+  /** `text`: the checkpoint serialized already, on the fit's thread. */
+  writeCheckpoint?(group: ModelGroup, checkpoint: Checkpoint, text?: string): Promise<void>;
   onProgress?(event: TrainProgress): void;
   onResult?(result: TrainerResult): void;
   logger?: { warn(fields: object, message: string): void };
