@@ -97,7 +97,8 @@ export async function writeModelFiles(
     const folder = join(staging, STAGED_FOLDER);
     await mkdir(folder);
     const paths = files.folderEntries.map((entry) => safeEntryPath(folder, entry.name));
-    for (const path of paths) await mkdir(dirname(path), { recursive: true });
+    for (const parent of new Set(paths.map((path) => dirname(path))))
+      if (parent !== folder) await mkdir(parent, { recursive: true });
     // The staged files are written and synced side by side (the file system batches the syncs); all of
     // them are durable before the marker is written.
     await Promise.all([
@@ -112,19 +113,47 @@ export async function writeModelFiles(
     throw error;
   }
   await onStep("committed");
-  await applyCommitted(groupPath, modelName, staging, files.weightJson !== undefined, onStep);
+  await applyStaged(groupPath, modelName, staging, files.weightJson !== undefined, onStep);
   await onStep("done");
 }
 
-// Moves a committed staging folder's files into place. Every step checks what is still there, so it
-// can run again after being interrupted at any point. `weights` undefined (marker unreadable) leaves
-// the weight sibling as it is unless a staged one is there.
+// Moves a publish just committed into place. What is staged is known, so nothing is checked first, and
+// the folder swap runs beside the zip's and the weight sibling's renames: a crash leaves some subset
+// applied, which recovery (applyCommitted, checking every step) completes.
+async function applyStaged(
+  groupPath: string,
+  modelName: string,
+  staging: string,
+  weights: boolean,
+  onStep: (step: PublishStep) => void | Promise<void>,
+): Promise<void> {
+  const target = join(groupPath, modelName);
+  const previous = join(groupPath, `.${modelName}.old-${staging.slice(staging.lastIndexOf("-") + 1)}`);
+  const swapFolder = async () => {
+    try {
+      await rename(target, previous);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    await onStep("replacing");
+    await rename(join(staging, STAGED_FOLDER), target);
+  };
+  await Promise.all([
+    swapFolder(),
+    rename(join(staging, STAGED_ZIP), `${target}.zip`),
+    weights ? rename(join(staging, STAGED_WEIGHTS), `${target}.json`) : rm(`${target}.json`, { force: true }),
+  ]);
+  await Promise.all([rm(previous, { recursive: true, force: true }), rm(staging, { recursive: true, force: true })]);
+}
+
+// Moves a committed staging folder's files into place at recovery. Every step checks what is still
+// there, so it can run again after being interrupted at any point. `weights` undefined (marker
+// unreadable) leaves the weight sibling as it is unless a staged one is there.
 async function applyCommitted(
   groupPath: string,
   modelName: string,
   staging: string,
   weights: boolean | undefined,
-  onStep: (step: PublishStep) => void | Promise<void> = () => {},
 ): Promise<void> {
   const target = join(groupPath, modelName);
   const suffix = staging.slice(staging.lastIndexOf("-") + 1);
@@ -132,7 +161,6 @@ async function applyCommitted(
   const stagedFolder = join(staging, STAGED_FOLDER);
   if (await exists(stagedFolder)) {
     if (await exists(target)) await rename(target, previous);
-    await onStep("replacing");
     await rename(stagedFolder, target);
   }
   const stagedZip = join(staging, STAGED_ZIP);

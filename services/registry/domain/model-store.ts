@@ -342,10 +342,12 @@ export class ModelStore {
       const remote = options.fromRemote === true ? undefined : this.deps.remote;
       await remote?.putModel(location, files, () => options.onStep?.("store-staged"));
       await writeModelFiles(groupPath, location.modelName, files, options.onStep);
-      const written = await statOrUndefined(zipPath);
+      const [written, sibling] = await Promise.all([
+        statOrUndefined(zipPath),
+        statOrUndefined(join(groupPath, `${location.modelName}.json`)),
+      ]);
       // The publish time is the zip's mtime, as a rescan or restart reads it (not the earlier clock).
       if (written !== undefined) model.publishedTimeSeconds = written.mtimeMs / 1000;
-      const sibling = await statOrUndefined(join(groupPath, `${location.modelName}.json`));
       this.entries.set(key, { model, signature: `${written?.mtimeMs}:${written?.size}:${sibling?.mtimeMs ?? "-"}` });
       if (!this.pipelineStates.has(location.pipelineName)) {
         const indexText = await readTextOrUndefined(join(this.modelPath, location.pipelineName, NODE_TYPE_INDEX_FILE));

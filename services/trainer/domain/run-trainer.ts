@@ -152,10 +152,16 @@ export async function finishTrainer(
     if (run.publishing) {
       report(modelName, `publishing ${modelName}`, "publish");
       await run.deps.publishModel?.(archive);
-      for (const [index, { component, model }] of fitted.entries()) {
-        const checkpoint = createCheckpoint(trainer.name, component, data.nodeType, run.features, scale, model);
-        await run.deps.writeCheckpoint?.(run.group, checkpoint, outcome.checkpointTexts?.[index]);
-      }
+      // One file per component: written side by side.
+      await Promise.all(
+        fitted.map(({ component, model }, index) =>
+          run.deps.writeCheckpoint?.(
+            run.group,
+            createCheckpoint(trainer.name, component, data.nodeType, run.features, scale, model),
+            outcome.checkpointTexts?.[index],
+          ),
+        ),
+      );
       result.publishedLocation = archive.location;
     }
     return result;
