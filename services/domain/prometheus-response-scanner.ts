@@ -202,7 +202,7 @@ class Scanner {
       for (;;) {
         const key = this.string();
         this.expect(COLON, "':'");
-        if (key === "metric") labels = assertLabels(this.genericValue(), `${path}.metric`);
+        if (key === "metric") labels = this.labels(`${path}.metric`);
         else if (key === "values") count = this.samples(`${path}.values`);
         else this.genericValue();
         if (this.listEnd(CLOSE_BRACE)) break;
@@ -329,18 +329,65 @@ class Scanner {
     this.skipWhitespace();
     if (this.buf[this.pos] !== QUOTE) this.malformed("a string");
     const start = this.pos;
+    const escaped = this.skipString();
+    return escaped
+      ? (JSON.parse(this.buf.toString("utf8", start, this.pos)) as string)
+      : this.buf.toString("utf8", start + 1, this.pos - 1);
+  }
+
+  /** Moves past the string whose opening quote is at pos, decoding nothing; true when it has escapes. */
+  private skipString(): boolean {
+    const buf = this.buf;
+    const start = this.pos;
     let i = start + 1;
     let escaped = false;
-    while (i < this.buf.length && this.buf[i] !== QUOTE) {
-      if (this.buf[i] === BACKSLASH) {
+    while (i < buf.length && buf[i] !== QUOTE) {
+      if (buf[i] === BACKSLASH) {
         escaped = true;
         i++;
       }
       i++;
     }
-    if (i >= this.buf.length) this.malformed("the end of a string", start);
+    if (i >= buf.length) this.malformed("the end of a string", start);
     this.pos = i + 1;
-    return escaped ? (JSON.parse(this.buf.toString("utf8", start, i + 1)) as string) : this.buf.toString("utf8", start + 1, i);
+    return escaped;
+  }
+
+  /**
+   * A series' labels: the usual flat object of string values is read straight from the bytes; anything
+   * else (nesting, other values, malformed) is decoded whole and checked, so errors read the same.
+   */
+  private labels(path: string): Record<string, string> {
+    this.skipWhitespace();
+    const start = this.pos;
+    const buf = this.buf;
+    if (buf[this.pos] === OPEN_BRACE) {
+      const labels: Record<string, string> = {};
+      this.pos++;
+      this.skipWhitespace();
+      if (buf[this.pos] === CLOSE_BRACE) {
+        this.pos++;
+        return labels;
+      }
+      for (;;) {
+        this.skipWhitespace();
+        if (buf[this.pos] !== QUOTE) break;
+        const name = this.string();
+        this.skipWhitespace();
+        if (buf[this.pos] !== COLON) break;
+        this.pos++;
+        this.skipWhitespace();
+        if (buf[this.pos] !== QUOTE) break;
+        labels[name] = this.string();
+        this.skipWhitespace();
+        const next = buf[this.pos];
+        this.pos++;
+        if (next === CLOSE_BRACE) return labels;
+        if (next !== COMMA) break;
+      }
+    }
+    this.pos = start;
+    return assertLabels(this.genericValue(), path);
   }
 
   /** Any JSON value at pos, decoded with JSON.parse of its bytes. */
@@ -359,7 +406,7 @@ class Scanner {
     const buf = this.buf;
     const c = buf[this.pos];
     if (c === QUOTE) {
-      this.string();
+      this.skipString();
       return;
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -367,7 +414,7 @@ class Scanner {
       do {
         const d = buf[this.pos];
         if (d === QUOTE) {
-          this.string();
+          this.skipString();
           continue;
         }
         if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;

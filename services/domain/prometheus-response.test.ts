@@ -20,6 +20,24 @@ describe("parsePrometheusResponse", () => {
     });
   }
 
+  it("reads labels from the bytes as JSON.parse does: escapes, unicode, spacing, a repeated name, none", () => {
+    const text = `{"m": [
+      {"metric": {"__name__":"m","a\\"b":"x\\u00e9\\n","ü":"ß" ,  "k" : "1","k":"2"}, "values": [[1,"1"]]},
+      {"metric": {}, "values": [[2,"2"]]},
+      {"metric": { "only" : "one" }, "values": [[3,"3"]]}
+    ]}`;
+    const labels = (response: PrometheusResponse) => response.metrics.get("m")?.series.map((s) => Object.entries(s.labels));
+    const scanned = labels(parsePrometheusResponse(text));
+    expect(scanned).toEqual(labels(parsePrometheusResponse(JSON.parse(text))));
+    expect(scanned?.[0]).toEqual([
+      ["__name__", "m"],
+      ['a"b', "xé\n"],
+      ["ü", "ß"],
+      ["k", "2"],
+    ]);
+    expect(scanned?.slice(1)).toEqual([[], [["only", "one"]]]);
+  });
+
   it("reads pretty-printed JSON, escaped labels, exponents, long mantissas, numeric values and unknown keys", () => {
     const text = `{
       "m": [ { "extra": [1, {"a": "]"}], "values": [ [ 1.5 , "1e3" ], [2, 12345678901234567890], [3,"-0.000001"], [4, "0.1"] ],

@@ -29,6 +29,15 @@ export function createCheckpoint(
   return { format_version: 1, trainer, component, node_type: nodeType, features: [...features], scale: Array.from(scale), model };
 }
 
+/**
+ * JSON.stringify(checkpoint), given its model's JSON text made already (the archive's component file):
+ * the model, by far its largest part, is not serialised twice. `model` is the last key (createCheckpoint).
+ */
+export function checkpointText(checkpoint: Checkpoint, modelJson: string): string {
+  const { model: _model, ...rest } = checkpoint;
+  return `${JSON.stringify(rest).slice(0, -1)},"model":${modelJson}}`;
+}
+
 /** Parses and checks a checkpoint object read from `path`. */
 export function parseCheckpoint(value: unknown, path: string): Checkpoint {
   if (typeof value !== "object" || value === null) throw new InvalidInputError(path, "expected a checkpoint object");

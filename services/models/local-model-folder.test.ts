@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkpointText } from "./checkpoint-file.js";
 import { publishModelArchive, readCheckpoint, writeCheckpoint } from "./local-model-folder.js";
 import { createModelArchive } from "./model-archive.js";
 import { createModelMetadata } from "./model-metadata.js";
@@ -106,6 +107,16 @@ describe("checkpoints", () => {
       expect(path).toBe(join(modelPath, "std_v0.7.11/acpi/AbsPower/BPFOnly/checkpoint/SGDRegressorTrainer_platform_3.json"));
       expect(await readCheckpoint(modelPath, location, "SGDRegressorTrainer", "platform", 3)).toEqual(checkpoint);
       expect(await readCheckpoint(modelPath, location, "SGDRegressorTrainer", "platform", 4)).toBeUndefined();
+      // The text made on a fit's thread from the model's JSON is the checkpoint's JSON, byte for byte.
+      const text = checkpointText(checkpoint, JSON.stringify(checkpoint.model));
+      expect(text).toBe(JSON.stringify(checkpoint));
+      const written = await writeCheckpoint(
+        modelPath,
+        location,
+        { ...checkpoint, node_type: 4 },
+        text.replace('"node_type":3', '"node_type":4'),
+      );
+      expect(await readFile(written, "utf8")).toBe(JSON.stringify({ ...checkpoint, node_type: 4 }));
     } finally {
       await rm(modelPath, { recursive: true, force: true });
     }

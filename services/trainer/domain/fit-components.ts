@@ -12,7 +12,14 @@ import {
   vectorStats,
 } from "../../../wasm-core/src/index.js";
 import { type FeatureGroupName, mainFeatureIndex } from "../../domain/feature-groups.js";
-import { type ComponentModelFile, createCheckpoint, createZip, type ModelArchive } from "../../models/index.js";
+import {
+  checkpointText,
+  type ComponentModelFile,
+  componentModelFileName,
+  createCheckpoint,
+  createZip,
+  type ModelArchive,
+} from "../../models/index.js";
 import { type ArchiveContext, buildModelArchive } from "./build-model-archive.js";
 import { resolveTrainers } from "./trainer-registry.js";
 import type { ComponentResult } from "./training-results.js";
@@ -113,9 +120,12 @@ function archiveFits(job: FitJob, outcome: FitOutcome): void {
     const archive = buildModelArchive(trainer, job.archive, job.scale, outcome.fitted, outcome.components);
     archive.zip = createZip(archive.files);
     outcome.archive = archive;
-    outcome.checkpointTexts = outcome.fitted.map(({ component, model }) =>
-      JSON.stringify(createCheckpoint(trainer.name, component, job.archive.nodeType, job.features, job.scale, model)),
-    );
+    const decoder = new TextDecoder();
+    outcome.checkpointTexts = outcome.fitted.map(({ component, model }) => {
+      const file = archive.files.find((f) => f.name === componentModelFileName(component))!;
+      const checkpoint = createCheckpoint(trainer.name, component, job.archive.nodeType, job.features, job.scale, model);
+      return checkpointText(checkpoint, decoder.decode(file.data));
+    });
   } catch (error) {
     outcome.failure = { component: "", message: error instanceof Error ? error.message : String(error) };
   }
