@@ -119,6 +119,19 @@ export function withInProcessCalls(channel: grpc.Channel, options: grpc.ChannelO
   return Object.assign(Object.create(channel) as grpc.Channel, { createCall });
 }
 
+// Runs `work` on the event loop's next turn, once however often it is asked for before then.
+function onNextTurn(work: () => void): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      work();
+    });
+  };
+}
+
 type ToClient =
   | { kind: "metadata"; metadata: grpc.Metadata }
   | { kind: "message"; bytes: Buffer; written: () => void }
@@ -131,7 +144,7 @@ class InProcessCall implements Call {
   private readonly toClient: ToClient[] = [];
   private clientReading = false;
   private ended = false;
-  private pumpQueued = false;
+  private readonly pumpSoon = onNextTurn(() => this.pump());
   private deadlineTimer: NodeJS.Timeout | undefined;
   readonly server: ServerSide;
 
@@ -229,15 +242,6 @@ class InProcessCall implements Call {
     this.pumpSoon();
   }
 
-  private pumpSoon(): void {
-    if (this.pumpQueued) return;
-    this.pumpQueued = true;
-    setImmediate(() => {
-      this.pumpQueued = false;
-      this.pump();
-    });
-  }
-
   // Metadata and the status go as soon as they are next; a message waits for a read.
   private pump(): void {
     const listener = this.listener;
@@ -286,7 +290,7 @@ class ServerSide implements grpc.ServerInterceptingCallInterface {
   private metadata = new grpc.Metadata();
   private readonly queue: ToServer[] = [];
   private reading = false;
-  private pumpQueued = false;
+  private readonly pumpSoon = onNextTurn(() => this.pump());
   private metadataSent = false;
   private done = false;
   private cancelNotified = false;
@@ -404,15 +408,6 @@ class ServerSide implements grpc.ServerInterceptingCallInterface {
     if (this.cancelNotified) return;
     this.cancelNotified = true;
     process.nextTick(() => this.listener?.onCancel());
-  }
-
-  private pumpSoon(): void {
-    if (this.pumpQueued) return;
-    this.pumpQueued = true;
-    setImmediate(() => {
-      this.pumpQueued = false;
-      this.pump();
-    });
   }
 
   // One request message per read, decoded by the server's own decoder; the client's write completes then.
