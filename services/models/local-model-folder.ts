@@ -14,12 +14,18 @@ export interface PublishedModel {
   zipPath: string;
 }
 
-// Writes a file next to its destination, then renames it over the destination.
+// Writes a file next to its destination, then renames it over the destination. The folder is created
+// when missing (a write finds it so), not checked before every write: a run writes hundreds of checkpoints.
 async function writeFileAtomically(path: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temporary = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString("hex")}`);
   try {
-    await writeFile(temporary, data);
+    try {
+      await writeFile(temporary, data);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(temporary, data);
+    }
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });

@@ -91,8 +91,13 @@ export async function writeModelFiles(
   files: ModelFiles,
   onStep: (step: PublishStep) => void | Promise<void> = () => {},
 ): Promise<void> {
-  await mkdir(groupPath, { recursive: true });
-  const staging = await mkdtemp(join(groupPath, `.${modelName}.publish-`));
+  // The group folder is created when missing (mkdtemp finds it so), not checked before every publish.
+  const prefix = join(groupPath, `.${modelName}.publish-`);
+  const staging = await mkdtemp(prefix).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+    await mkdir(groupPath, { recursive: true });
+    return mkdtemp(prefix);
+  });
   try {
     const folder = join(staging, STAGED_FOLDER);
     await mkdir(folder);
