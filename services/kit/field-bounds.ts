@@ -33,6 +33,7 @@ const OVERRIDES: Readonly<Record<string, FieldBound>> = {
   "kepler.model.v1.PrometheusWindow.base_url": { maxChars: SHORT_TEXT_MAX_CHARS },
   "kepler.model.v1.ImportPipelineHeader.server_path": { maxChars: SHORT_TEXT_MAX_CHARS },
   "kepler.model.v1.TableChunk.row_ids": { maxEntries: CELL_LIST_MAX_ENTRIES, maxChars: NAME_MAX_CHARS },
+  "kepler.model.v1.TableChunk.row_id_dictionary": { maxEntries: CELL_LIST_MAX_ENTRIES, maxChars: NAME_MAX_CHARS },
 };
 
 /** The bound for a field by its kind (see the constants above) and the overrides; undefined: unbounded (bytes, numbers). */

@@ -58,6 +58,40 @@ describe("table codec", () => {
     expect(back.rowIds).toEqual(["a", "b", "c", "d", "e"]);
   });
 
+  it("sends container row ids as a dictionary per chunk, and still reads plain row_ids", async () => {
+    const repeated = createDataTable(
+      [1, 1, 1, 2, 2, 2, 3],
+      [["cpu_cycles", [1, 2, 3, 4, 5, 6, 7]]],
+      ["pod-a", "pod-b", "pod-c", "pod-a", "pod-b", "pod-c", "pod-a"],
+    );
+    const chunks = [...tableToChunks(repeated, 4)];
+    expect(chunks.map((chunk) => [chunk.rowIds, chunk.rowIdDictionary])).toEqual([
+      [[], ["pod-a", "pod-b", "pod-c"]],
+      [[], ["pod-b", "pod-c", "pod-a"]],
+    ]);
+    expect(Array.from(new Uint32Array(new Uint8Array(chunks[0]!.rowIdIndexes).buffer))).toEqual([0, 1, 2, 0]);
+    expect((await collectChunks(chunks)).rowIds).toEqual(repeated.rowIds);
+    // A chunk written by another client with one string per row.
+    const plain = { ...chunks[1]!, rowIds: ["pod-b", "pod-c", "pod-a"], rowIdDictionary: [], rowIdIndexes: Buffer.alloc(0) };
+    expect((await collectChunks([chunks[0]!, plain])).rowIds).toEqual(repeated.rowIds);
+    // Node tables carry neither form.
+    expect([...tableToChunks(createDataTable([1], [["x", [1]]]))][0]!.rowIdIndexes.byteLength).toBe(0);
+  });
+
+  it("refuses a row-id dictionary that does not fit its chunk, naming the field", async () => {
+    const [first] = [...tableToChunks(table, 5)];
+    await expect(collectChunks([{ ...first!, rowIds: ["a", "b", "c", "d", "e"] }])).rejects.toThrow(
+      "chunks[0].row_ids: a chunk carries row_ids or row_id_dictionary, not both",
+    );
+    await expect(collectChunks([{ ...first!, rowIdIndexes: Buffer.alloc(8) }])).rejects.toThrow(
+      "chunks[0].row_id_indexes: expected 5 packed uint32 values (20 bytes), got 8 bytes",
+    );
+    const outOfRange = Buffer.from(new Uint32Array([0, 1, 2, 3, 9]).buffer);
+    await expect(collectChunks([{ ...first!, rowIdIndexes: outOfRange }])).rejects.toThrow(
+      "chunks[0].row_id_indexes: row 4 names entry 9 of a dictionary of 5",
+    );
+  });
+
   it("requires the first chunk to name the columns", async () => {
     const [, second] = [...tableToChunks(table, 2)];
     await expect(collectChunks([second!])).rejects.toThrow("chunks[0].column_names: the first chunk must name the columns");

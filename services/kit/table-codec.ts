@@ -72,10 +72,60 @@ export function* tableToChunks(
       rowCount: rows,
       values: float64ToBytes(values),
       timestamps: float64ToBytes(table.timestamps.slice(start, end)),
-      rowIds: table.rowIds ? table.rowIds.slice(start, end) : [],
+      rowIds: [],
+      ...rowIdDictionary(table.rowIds, start, end),
     };
     start = end;
   } while (start < table.rowCount);
+}
+
+// A chunk's row ids as a dictionary of distinct ids and a packed uint32 index per row.
+function rowIdDictionary(
+  rowIds: readonly string[] | undefined,
+  start: number,
+  end: number,
+): { rowIdDictionary: string[]; rowIdIndexes: Buffer } {
+  if (rowIds === undefined) return { rowIdDictionary: [], rowIdIndexes: Buffer.alloc(0) };
+  const dictionary: string[] = [];
+  const positions = new Map<string, number>();
+  const indexes = new Uint32Array(end - start);
+  for (let row = start; row < end; row++) {
+    const id = rowIds[row]!;
+    let position = positions.get(id);
+    if (position === undefined) {
+      position = dictionary.push(id) - 1;
+      positions.set(id, position);
+    }
+    indexes[row - start] = position;
+  }
+  return { rowIdDictionary: dictionary, rowIdIndexes: Buffer.from(indexes.buffer, 0, indexes.byteLength) };
+}
+
+// A chunk's row ids from either form (row_ids, or row_id_dictionary + row_id_indexes); [] when none.
+function chunkRowIds(chunk: TableChunk, name: string): string[] {
+  const dictionary = chunk.rowIdDictionary ?? [];
+  const packed = chunk.rowIdIndexes ?? new Uint8Array(0);
+  if (dictionary.length === 0 && packed.byteLength === 0) return chunk.rowIds;
+  if (chunk.rowIds.length > 0)
+    throw new InvalidInputError(`${name}.row_ids`, "a chunk carries row_ids or row_id_dictionary, not both");
+  if (packed.byteLength !== 4 * chunk.rowCount)
+    throw new InvalidInputError(
+      `${name}.row_id_indexes`,
+      `expected ${chunk.rowCount} packed uint32 values (${4 * chunk.rowCount} bytes), got ${packed.byteLength} bytes`,
+    );
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const rowIds = new Array<string>(chunk.rowCount);
+  for (let row = 0; row < chunk.rowCount; row++) {
+    const index = view.getUint32(4 * row, true);
+    const id = dictionary[index];
+    if (id === undefined)
+      throw new InvalidInputError(
+        `${name}.row_id_indexes`,
+        `row ${row} names entry ${index} of a dictionary of ${dictionary.length}`,
+      );
+    rowIds[row] = id;
+  }
+  return rowIds;
 }
 
 /** Reassembles a streamed table, validating every chunk; `field` names the stream in errors. */
@@ -95,8 +145,9 @@ export async function collectChunks(
     } else if (chunk.columnNames.length > 0 && chunk.columnNames.join("\u0000") !== columnNames.join("\u0000")) {
       throw new InvalidInputError(`${name}.column_names`, "columns differ from the first chunk");
     }
-    const part = decodeTable({ ...chunk, columnNames }, name);
-    parts.push({ rows: part.rowCount, values: part.values, timestamps: part.timestamps, rowIds: chunk.rowIds });
+    const rowIds = chunkRowIds(chunk, name);
+    const part = decodeTable({ ...chunk, columnNames, rowIds }, name);
+    parts.push({ rows: part.rowCount, values: part.values, timestamps: part.timestamps, rowIds });
     index++;
   }
   if (columnNames === undefined) throw new InvalidInputError(field, "no table chunks received");

@@ -37,6 +37,9 @@ beforeAll(async () => {
   await mkdir(join(root, "tmp"));
   savedTmpdir = process.env.TMPDIR;
   process.env.TMPDIR = join(root, "tmp");
+  // Worker threads started by the fuzzed calls run the TypeScript sources through tsx here (the bundle has
+  // no tsx); tsx's compile cache would land in TMPDIR, which must stay empty of the product's own files.
+  process.env.TSX_DISABLE_CACHE = "1";
   mesh = await startMesh({
     logger: silentLogger(),
     flags: { ...PORTS, "model-path": modelPath, "registry-rescan-ms": "0", "peer-health-interval-ms": "0" },
@@ -48,6 +51,7 @@ afterAll(async () => {
   await mesh?.close();
   if (savedTmpdir === undefined) delete process.env.TMPDIR;
   else process.env.TMPDIR = savedTmpdir;
+  delete process.env.TSX_DISABLE_CACHE;
   await rm(root, { recursive: true, force: true });
 });
 
