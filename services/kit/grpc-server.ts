@@ -6,7 +6,7 @@ import { createCallMiddleware } from "./call-middleware.js";
 import { callMetricsEnabled, createRpcMeter, createRpcMetricsMiddleware } from "./metrics.js";
 import { type DirectCallKit, type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "./direct-methods.js";
 import { createTracingMiddleware, tracingEnabled } from "./tracing.js";
-import { loadDescriptorRegistry } from "./descriptor-registry.js";
+import { REQUEST_SHAPES } from "../generated/request-shapes.js";
 import type { Logger } from "./logger.js";
 import { withTolerantDecoding } from "./malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
@@ -102,10 +102,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const traced = tracingEnabled() ? measured.with(createTracingMiddleware(options.serviceName)) : measured;
   const guarded = auth === undefined ? traced : traced.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
-  const descriptors = loadDescriptorRegistry();
-  const requestBounds = compileRequestBounds(descriptors, names);
+  const requestBounds = compileRequestBounds(REQUEST_SHAPES, names);
   const withCalls = guarded.with(createCallMiddleware(logger, requestBounds));
-  const wireBounds = compileWireBounds(descriptors, names);
+  const wireBounds = compileWireBounds(REQUEST_SHAPES, names);
   // Direct methods bypass the middleware chain, so not with tracing (its spans live in the chain).
   const directKit: DirectCallKit = { logger, auth, checks: requestBounds, meter };
   const direct: Array<{ fullName: string; definition: DirectMethodDefinition; method: DirectMethod }> = [];

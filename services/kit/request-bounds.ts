@@ -1,6 +1,6 @@
-import { type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
 import { InvalidInputError } from "../domain/errors.js";
-import { boundOf, type FieldBound } from "./field-bounds.js";
+import type { FieldBound } from "./field-bounds.js";
+import { methodsOf, type RequestShapes } from "./request-shapes.js";
 
 /** Checks one decoded (ts-proto) message; throws InvalidInputError naming the field path and the bound. */
 type MessageCheck = (message: unknown, path: string) => void;
@@ -12,33 +12,29 @@ export type RequestCheck = (request: unknown) => void;
 const MAX_DEPTH = 16;
 
 /**
- * Bounds for every request message of the given services, compiled once from the descriptors into a
+ * Bounds for every request message of the given services, compiled once from the request shapes into a
  * check per RPC path (e.g. "/kepler.model.v1.EstimatorService/Estimate"). A check touches only
  * string, list and message fields, reads lengths, and stops at the first violation, so it is linear in
  * the number of list entries at worst and runs before any work is done on the request.
  */
-export function compileRequestBounds(registry: FileRegistry, serviceNames: readonly string[]): Map<string, RequestCheck> {
+export function compileRequestBounds(shapes: RequestShapes, serviceNames: readonly string[]): Map<string, RequestCheck> {
   const checks = new Map<string, RequestCheck>();
-  for (const name of serviceNames) {
-    const service = registry.getService(name);
-    if (service === undefined) continue;
-    for (const method of service.methods) {
-      const check = compileMessage(method.input, 0);
-      checks.set(`/${service.typeName}/${method.name}`, (message) => check(message, ""));
-    }
+  for (const [path, type] of methodsOf(shapes, serviceNames)) {
+    const check = compileMessage(shapes, type, 0);
+    checks.set(path, (message) => check(message, ""));
   }
   return checks;
 }
 
-function compileMessage(desc: DescMessage, depth: number): MessageCheck {
+function compileMessage(shapes: RequestShapes, type: string, depth: number): MessageCheck {
   if (depth >= MAX_DEPTH) return () => undefined;
   const fieldChecks: MessageCheck[] = [];
-  for (const field of desc.fields) {
-    const bound = boundOf(field);
-    const nested = field.message !== undefined ? compileMessage(field.message, depth + 1) : undefined;
+  for (const field of shapes.messages[type] ?? []) {
+    const bound = field.bound;
+    const nested = field.message !== undefined ? compileMessage(shapes, field.message, depth + 1) : undefined;
     if (bound === undefined && nested === undefined) continue;
-    const read = field.oneof === undefined ? readField(field.localName) : readOneofMember(field.oneof.localName, field.localName);
-    const check = compileValue(field.name, bound, nested, field.fieldKind === "list" || field.fieldKind === "map");
+    const read = field.oneof === undefined ? readField(field.localName) : readOneofMember(field.oneof, field.localName);
+    const check = compileValue(field.name, bound, nested, field.kind === "list" || field.kind === "map");
     fieldChecks.push((message, path) => {
       const value = read(message);
       if (value !== undefined && value !== null) check(value, path);

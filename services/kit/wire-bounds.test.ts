@@ -2,14 +2,11 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../domain/errors.js";
 import { EstimateRequest, EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { IsolateOptions, IsolateRequest } from "../generated/kepler/model/v1/isolator_service.js";
-import { loadDescriptorRegistry } from "./descriptor-registry.js";
+import { REQUEST_SHAPES } from "../generated/request-shapes.js";
 import { RefusedRequest, withTolerantDecoding } from "./malformed-request.js";
 import { compileWireBounds } from "./wire-bounds.js";
 
-const checks = compileWireBounds(loadDescriptorRegistry(), [
-  "kepler.model.v1.EstimatorService",
-  "kepler.model.v1.IsolatorService",
-]);
+const checks = compileWireBounds(REQUEST_SHAPES, ["kepler.model.v1.EstimatorService", "kepler.model.v1.IsolatorService"]);
 const estimateCheck = checks.get("/kepler.model.v1.EstimatorService/Estimate")!;
 const names = (count: number) => Array.from({ length: count }, (_, i) => `f${i}`);
 const estimate = (init: Parameters<typeof EstimateRequest.fromPartial>[0]) =>

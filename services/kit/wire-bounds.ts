@@ -1,6 +1,5 @@
-import { type DescField, type DescMessage, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
 import { InvalidInputError } from "../domain/errors.js";
-import { boundOf } from "./field-bounds.js";
+import { methodsOf, type RequestShapes } from "./request-shapes.js";
 
 /** Checks a request's encoded bytes; returns the first violation, or undefined. */
 export type WireCheck = (bytes: Uint8Array) => InvalidInputError | undefined;
@@ -31,60 +30,37 @@ class WireFormatError extends Error {}
  * the JIT warms up); string lengths are checked on the decoded request by request-bounds.ts, and both
  * use the same messages.
  */
-export function compileWireBounds(registry: FileRegistry, serviceNames: readonly string[]): Map<string, WireCheck> {
+export function compileWireBounds(shapes: RequestShapes, serviceNames: readonly string[]): Map<string, WireCheck> {
   const checks = new Map<string, WireCheck>();
-  for (const name of serviceNames) {
-    const service = registry.getService(name);
-    if (service === undefined) continue;
-    for (const method of service.methods) {
-      const plan = planMessage(method.input, 0);
-      if (plan === undefined) continue;
-      checks.set(`/${service.typeName}/${method.name}`, (bytes) => {
-        try {
-          scan(new WireCursor(bytes), bytes.byteLength, plan, "");
-          return undefined;
-        } catch (error) {
-          if (error instanceof InvalidInputError) return error;
-          if (error instanceof WireFormatError) return undefined;
-          throw error;
-        }
-      });
-    }
+  for (const [path, type] of methodsOf(shapes, serviceNames)) {
+    const plan = planMessage(shapes, type, 0);
+    if (plan === undefined) continue;
+    checks.set(path, (bytes) => {
+      try {
+        scan(new WireCursor(bytes), bytes.byteLength, plan, "");
+        return undefined;
+      } catch (error) {
+        if (error instanceof InvalidInputError) return error;
+        if (error instanceof WireFormatError) return undefined;
+        throw error;
+      }
+    });
   }
   return checks;
 }
 
-function planMessage(desc: DescMessage, depth: number): MessagePlan | undefined {
+function planMessage(shapes: RequestShapes, type: string, depth: number): MessagePlan | undefined {
   if (depth >= MAX_DEPTH) return undefined;
   const plan: MessagePlan = new Map();
-  for (const field of desc.fields) {
-    const isList = field.fieldKind === "list" || field.fieldKind === "map";
-    const maxEntries = isList ? boundOf(field)?.maxEntries : undefined;
-    const isMessage = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message");
-    const nested = isMessage && field.message !== undefined ? planMessage(field.message, depth + 1) : undefined;
+  for (const field of shapes.messages[type] ?? []) {
+    const isList = field.kind === "list" || field.kind === "map";
+    const maxEntries = isList ? field.bound?.maxEntries : undefined;
+    const isMessage = field.kind === "message" || (field.kind === "list" && field.listKind === "message");
+    const nested = isMessage && field.message !== undefined ? planMessage(shapes, field.message, depth + 1) : undefined;
     if (maxEntries === undefined && nested === undefined) continue;
-    plan.set(field.number, { name: field.name, maxEntries, nested, isList, packedEntryBytes: packedEntryBytes(field) });
+    plan.set(field.number, { name: field.name, maxEntries, nested, isList, packedEntryBytes: field.packedEntryBytes });
   }
   return plan.size > 0 ? plan : undefined;
-}
-
-function packedEntryBytes(field: DescField): number | undefined {
-  if (field.fieldKind !== "list" || field.listKind !== "scalar") return undefined;
-  switch (field.scalar) {
-    case ScalarType.DOUBLE:
-    case ScalarType.FIXED64:
-    case ScalarType.SFIXED64:
-      return 8;
-    case ScalarType.FLOAT:
-    case ScalarType.FIXED32:
-    case ScalarType.SFIXED32:
-      return 4;
-    case ScalarType.STRING:
-    case ScalarType.BYTES:
-      return undefined;
-    default:
-      return 0;
-  }
 }
 
 // A position in the encoded request, moved forward by each read; one per check, never shared.

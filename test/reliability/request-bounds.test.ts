@@ -15,6 +15,8 @@ import { PutPipelineMetadataRequest, SelectModelRequest } from "../../services/g
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { loadDescriptorRegistry } from "../../services/kit/descriptor-registry.js";
 import { boundOf, describeBound } from "../../services/kit/field-bounds.js";
+import { REQUEST_SHAPES } from "../../services/generated/request-shapes.js";
+import { describeRequestShapes } from "../../services/kit/request-shapes.js";
 import { silentLogger } from "../../services/kit/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -225,6 +227,16 @@ describe("requests over their bounds", () => {
 });
 
 describe("the bounds table", () => {
+  it("is what the servers check: the request shapes written at build time match the descriptors", () => {
+    const described = describeRequestShapes(loadDescriptorRegistry());
+    expect(REQUEST_SHAPES).toEqual(described);
+    expect(Object.keys(described.methods).length).toBeGreaterThanOrEqual(29);
+    expect(described.messages["kepler.model.v1.TableChunk"]?.find((f) => f.name === "row_ids")?.bound).toEqual({
+      maxEntries: 2097152,
+      maxChars: 256,
+    });
+  });
+
   it("states every request field's bound in the field's .proto comment", () => {
     const registry = loadDescriptorRegistry();
     const seen = new Set<string>();
