@@ -10,7 +10,7 @@
 // if some files were already moved, it is completed. Recovery never throws for one journal. The zip, which the registry serves from, is replaced by a single rename: a reader
 // that opened the old zip keeps reading the old file.
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ZipEntry } from "../../models/index.js";
 
@@ -134,11 +134,13 @@ async function applyStaged(
 ): Promise<void> {
   const target = join(groupPath, modelName);
   const previous = join(groupPath, `.${modelName}.old-${staging.slice(staging.lastIndexOf("-") + 1)}`);
+  let replaced = true;
   const swapFolder = async () => {
     try {
       await rename(target, previous);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      replaced = false;
     }
     await onStep("replacing");
     await rename(join(staging, STAGED_FOLDER), target);
@@ -148,7 +150,12 @@ async function applyStaged(
     rename(join(staging, STAGED_ZIP), `${target}.zip`),
     weights ? rename(join(staging, STAGED_WEIGHTS), `${target}.json`) : rm(`${target}.json`, { force: true }),
   ]);
-  await Promise.all([rm(previous, { recursive: true, force: true }), rm(staging, { recursive: true, force: true })]);
+  // What is left: the previous folder, if there was one, and the staging folder holding only its marker.
+  const removeStaging = async () => {
+    await unlink(join(staging, COMMITTED));
+    await rmdir(staging).catch(() => rm(staging, { recursive: true, force: true }));
+  };
+  await Promise.all([replaced ? rm(previous, { recursive: true, force: true }) : undefined, removeStaging()]);
 }
 
 // Moves a committed staging folder's files into place at recovery. Every step checks what is still
