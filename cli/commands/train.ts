@@ -186,8 +186,8 @@ export const trainCommand: Command = {
           published.push(written.zipPath);
         },
         readCheckpoint: (group, trainer, component, type) => readCheckpoint(modelPath, group, trainer, component, type),
-        writeCheckpoint: async (group, checkpoint, text) => {
-          await writeCheckpoint(modelPath, group, checkpoint, text);
+        writeCheckpoint: async (group, checkpoint) => {
+          await writeCheckpoint(modelPath, group, checkpoint);
         },
       },
     );

@@ -4,6 +4,9 @@
 // keys, wrong shapes) goes through JSON.parse of the value's own bytes, so errors read the same as on
 // the object path. Numbers are decoded exactly: up to 15 significant digits as one correctly rounded
 // division or multiplication by an exact power of ten (Clinger's fast path), anything else by Number().
+// A values list in the plain form (wasm-core SampleListDecoder) is decoded in wasm, where it runs at full
+// speed from the first list on; any other list is read here, with the same results and errors.
+import { SampleListDecoder } from "../../wasm-core/src/index.js";
 import { InvalidInputError } from "./errors.js";
 import {
   type PrometheusResponseBuilder,
@@ -26,6 +29,12 @@ const CLOSE_BRACE = 0x7d;
 /** Reads the whole response text into `builder`; InvalidInputError naming the place on any problem. */
 export function scanPrometheusResponse(bytes: Uint8Array, builder: PrometheusResponseBuilder, field: string): void {
   new Scanner(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), builder, field).scanDocument();
+}
+
+/** Decoded samples of one series. */
+interface SeriesSamples {
+  timestamps: Float64Array;
+  values: Float64Array;
 }
 
 /**
@@ -54,6 +63,8 @@ class Scanner {
   private pos = 0;
   private timestamps = new Float64Array(1024);
   private values = new Float64Array(1024);
+  // Holds wasm memory only while a call scans (released at the end of each): an abandoned stream keeps none.
+  private readonly decoder = new SampleListDecoder();
 
   constructor(
     private buf: Buffer,
@@ -62,7 +73,12 @@ class Scanner {
   ) {}
 
   scanDocument(): void {
-    if (!this.documentSteps().next().done) throw new Error("the whole-input scan waited for more input");
+    this.decoder.setSource(this.buf);
+    try {
+      if (!this.documentSteps().next().done) throw new Error("the whole-input scan waited for more input");
+    } finally {
+      this.decoder.release();
+    }
   }
 
   /** Appends the next bytes (streaming mode): drops what is consumed, scans every series now complete. */
@@ -71,15 +87,25 @@ class Scanner {
     this.base += this.pos;
     this.buf = Buffer.concat([this.buf.subarray(this.pos), chunk]);
     this.pos = 0;
+    this.decoder.setSource(this.buf);
     this.steps ??= this.documentSteps();
-    this.steps.next();
+    try {
+      this.steps.next();
+    } finally {
+      this.decoder.release();
+    }
   }
 
   /** Ends the input (streaming mode): scans the rest; throws when the document is incomplete. */
   endBytes(): void {
     this.ended = true;
+    this.decoder.setSource(this.buf);
     this.steps ??= this.documentSteps();
-    if (!this.steps.next().done) throw new Error("the scan waited for more input after the end");
+    try {
+      if (!this.steps.next().done) throw new Error("the scan waited for more input after the end");
+    } finally {
+      this.decoder.release();
+    }
   }
 
   // Streaming: the absolute offset of buf[0], whether the last chunk is in, and the chunk pushed last.
@@ -194,7 +220,7 @@ class Scanner {
     }
     this.pos++;
     let labels: Record<string, string> | undefined;
-    let count = -1;
+    let samples: SeriesSamples | undefined;
     this.skipWhitespace();
     if (this.buf[this.pos] === CLOSE_BRACE) {
       this.pos++;
@@ -203,22 +229,37 @@ class Scanner {
         const key = this.string();
         this.expect(COLON, "':'");
         if (key === "metric") labels = this.labels(`${path}.metric`);
-        else if (key === "values") count = this.samples(`${path}.values`);
+        else if (key === "values") samples = this.samples(`${path}.values`);
         else this.genericValue();
         if (this.listEnd(CLOSE_BRACE)) break;
       }
     }
     if (labels === undefined) throw new InvalidInputError(`${path}.metric`, "expected an object of labels, got nothing");
-    if (count < 0) throw new InvalidInputError(`${path}.values`, 'expected a list of [timestamp, "value"] pairs, got nothing');
-    this.builder.addParsedSeries(name, labels, this.timestamps.slice(0, count), this.values.slice(0, count), path);
+    if (samples === undefined)
+      throw new InvalidInputError(`${path}.values`, 'expected a list of [timestamp, "value"] pairs, got nothing');
+    this.builder.addParsedSeries(name, labels, samples.timestamps, samples.values, path);
   }
 
-  /** Decodes a values list into the scratch arrays; returns the sample count. */
-  private samples(path: string): number {
+  /** Decodes a values list: in wasm when it is in the plain form, else here. */
+  private samples(path: string): SeriesSamples {
     this.skipWhitespace();
     if (this.buf[this.pos] !== OPEN_BRACKET) {
       throw new InvalidInputError(path, `expected a list of [timestamp, "value"] pairs, got ${describe(this.genericValue())}`);
     }
+    const decoded = this.decoder.decode(this.pos);
+    if (typeof decoded === "object") {
+      this.pos = decoded.end;
+      return decoded;
+    }
+    // A stream's list not complete yet: the series is read again when more has arrived (attempt), so it is
+    // not read here to its end first. At the end of the input the reading below words the error.
+    if (decoded === "incomplete" && !this.ended) this.malformed("the rest of the values list", this.buf.length);
+    const count = this.samplesHere(path);
+    return { timestamps: this.timestamps.slice(0, count), values: this.values.slice(0, count) };
+  }
+
+  /** Decodes the values list at pos into the scratch arrays; returns the sample count. */
+  private samplesHere(path: string): number {
     this.pos++;
     this.skipWhitespace();
     if (this.buf[this.pos] === CLOSE_BRACKET) {

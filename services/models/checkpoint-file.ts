@@ -29,6 +29,14 @@ export function createCheckpoint(
   return { format_version: 1, trainer, component, node_type: nodeType, features: [...features], scale: Array.from(scale), model };
 }
 
+/** A checkpoint serialised already (checkpointText): which one it is, and its JSON text. */
+export interface SerializedCheckpoint {
+  trainer: string;
+  component: string;
+  node_type: number;
+  text: string;
+}
+
 /**
  * JSON.stringify(checkpoint), given its model's JSON text made already (the archive's component file):
  * the model, by far its largest part, is not serialised twice. `model` is the last key (createCheckpoint).

@@ -1,5 +1,11 @@
 // The model archive format shared by trainer, registry and estimator (kepler-model-db layout).
-export { type Checkpoint, checkpointText, createCheckpoint, parseCheckpoint } from "./checkpoint-file.js";
+export {
+  type Checkpoint,
+  checkpointText,
+  createCheckpoint,
+  parseCheckpoint,
+  type SerializedCheckpoint,
+} from "./checkpoint-file.js";
 export {
   type ComponentModelFile,
   type CurveFitModelFile,

@@ -110,12 +110,12 @@ describe("checkpoints", () => {
       // The text made on a fit's thread from the model's JSON is the checkpoint's JSON, byte for byte.
       const text = checkpointText(checkpoint, JSON.stringify(checkpoint.model));
       expect(text).toBe(JSON.stringify(checkpoint));
-      const written = await writeCheckpoint(
-        modelPath,
-        location,
-        { ...checkpoint, node_type: 4 },
-        text.replace('"node_type":3', '"node_type":4'),
-      );
+      const written = await writeCheckpoint(modelPath, location, {
+        trainer: "SGDRegressorTrainer",
+        component: "platform",
+        node_type: 4,
+        text: text.replace('"node_type":3', '"node_type":4'),
+      });
       expect(await readFile(written, "utf8")).toBe(JSON.stringify({ ...checkpoint, node_type: 4 }));
     } finally {
       await rm(modelPath, { recursive: true, force: true });

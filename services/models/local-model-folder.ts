@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { archiveZip, type ModelArchive } from "./model-archive.js";
-import { type Checkpoint, parseCheckpoint } from "./checkpoint-file.js";
+import { type Checkpoint, parseCheckpoint, type SerializedCheckpoint } from "./checkpoint-file.js";
 import { checkpointPath, type ModelGroup, modelFolderPath, modelZipPath } from "./model-location.js";
 
 /** Where a published model ended up. */
@@ -83,14 +83,13 @@ export async function readCheckpoint(
   return parseCheckpoint(JSON.parse(text), path);
 }
 
-/** Writes a checkpoint atomically; `text` is the checkpoint serialized already (e.g. on the fit's thread). */
+/** Writes a checkpoint atomically, given as an object or serialised already (e.g. on the fit's thread). */
 export async function writeCheckpoint(
   modelPath: string,
   group: ModelGroup,
-  checkpoint: Checkpoint,
-  text = JSON.stringify(checkpoint),
+  checkpoint: Checkpoint | SerializedCheckpoint,
 ): Promise<string> {
   const path = checkpointPath(modelPath, group, checkpoint.trainer, checkpoint.component, checkpoint.node_type);
-  await writeFileAtomically(path, text);
+  await writeFileAtomically(path, "text" in checkpoint ? checkpoint.text : JSON.stringify(checkpoint));
   return path;
 }

@@ -66,8 +66,8 @@ export function createTrainerService(deps: TrainerServiceDeps): TrainerServiceIm
             await publishModelArchive(deps.modelPath, archive);
           }),
         readCheckpoint: createCheckpointReader(deps.modelPath, deps.checkpointStores ?? [], deps.logger),
-        writeCheckpoint: async (group, checkpoint, text) => {
-          await writeCheckpoint(deps.modelPath, group, checkpoint, text);
+        writeCheckpoint: async (group, checkpoint) => {
+          await writeCheckpoint(deps.modelPath, group, checkpoint);
         },
         onProgress: (event) => queue.push(progressMessage(event)),
         onResult: (result) => queue.push(resultMessage(result, request, energySource)),

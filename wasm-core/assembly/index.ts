@@ -35,3 +35,4 @@ export { usedFraction, accumulateEnergy } from "./guest";
 export { fitGradientBoosting } from "./gradient-boosting";
 export { fitHistogramBoosting } from "./histogram-boosting";
 export { fitSvr, predictSvr } from "./svr";
+export { decodeSamples } from "./json-samples";

@@ -38,6 +38,7 @@ export {
   unionOfSorted,
 } from "./aggregate.js";
 export { rollingMeanColumns } from "./rolling.js";
+export { type DecodedSamples, SampleListDecoder } from "./json-samples.js";
 export { pearsonWithTarget } from "./correlation.js";
 export {
   type Matrix,

@@ -73,6 +73,15 @@ export interface CoreExports {
   ): number;
   countPresentKeys(presencePtr: number, keys: number, steps: number, outPtr: number): number;
   countGreaterThan(valuesPtr: number, n: number, threshold: number): number;
+  decodeSamples(
+    bytesPtr: number,
+    length: number,
+    start: number,
+    timestampsPtr: number,
+    valuesPtr: number,
+    capacity: number,
+    endPtr: number,
+  ): number;
   countDecreases(valuesPtr: number, n: number): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;
   pearsonColumns(xPtr: number, rows: number, cols: number, yPtr: number, outPtr: number): number;

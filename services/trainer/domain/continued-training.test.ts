@@ -18,8 +18,8 @@ describe("continued training", () => {
         await publishModelArchive(modelPath, archive);
       },
       readCheckpoint: (group, trainer, component, nodeType) => readCheckpoint(modelPath, group, trainer, component, nodeType),
-      writeCheckpoint: async (group, checkpoint, text) => {
-        await writeCheckpoint(modelPath, group, checkpoint, text);
+      writeCheckpoint: async (group, checkpoint) => {
+        await writeCheckpoint(modelPath, group, checkpoint);
       },
     };
   });

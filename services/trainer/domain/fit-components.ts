@@ -48,9 +48,14 @@ export interface FitJob {
   archive: ArchiveContext;
 }
 
-/** The fitted components in order; `failure` names the component that failed ("" before any fit). */
+/**
+ * What the fits made, as plain data that crosses threads cheaply: the fitted models themselves stay on the
+ * fit's thread (their archive files and checkpoint texts carry them). `failure` names the component that
+ * failed ("" before any fit).
+ */
 export interface FitOutcome {
-  fitted: Array<{ component: string; model: ComponentModelFile }>;
+  /** The components fitted, in order. */
+  fitted: string[];
   components: ComponentResult[];
   failure?: { component: string; message: string };
   /** How long the fits took on the thread that ran them (not counting time queued). */
@@ -78,6 +83,7 @@ export function fitComponents(job: FitJob): FitOutcome {
   // process.hrtime, not performance: performance's first use on a worker thread loads perf_hooks (~15 ms).
   const started = process.hrtime.bigint();
   const outcome: FitOutcome = { fitted: [], components: [] };
+  const models: Array<{ component: string; model: ComponentModelFile }> = [];
   let current = "";
   try {
     const trainer = resolveTrainers([job.trainerName])[0]!;
@@ -102,27 +108,32 @@ export function fitComponents(job: FitJob): FitOutcome {
       if (bad > 0) throw new Error(`${bad} of ${predictions.length} test predictions are NaN or infinite`);
       const maeWatts = meanAbsoluteError(yTest, predictions);
       const mapePercent = meanAbsolutePercentageError(yTest, predictions);
-      outcome.fitted.push({ component, model });
+      outcome.fitted.push(component);
+      models.push({ component, model });
       outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps });
     });
   } catch (error) {
     outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };
   }
   outcome.elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-  if (outcome.failure === undefined) archiveFits(job, outcome);
+  if (outcome.failure === undefined) archiveFits(job, models, outcome);
   return outcome;
 }
 
 // Serialises what the fits produced here, off the thread that publishes: the archive, its zip and the
 // checkpoints (their largest parts are the fitted models, e.g. every tree or every training row).
-function archiveFits(job: FitJob, outcome: FitOutcome): void {
+function archiveFits(
+  job: FitJob,
+  models: ReadonlyArray<{ component: string; model: ComponentModelFile }>,
+  outcome: FitOutcome,
+): void {
   try {
     const trainer = resolveTrainers([job.trainerName])[0]!;
-    const archive = buildModelArchive(trainer, job.archive, job.scale, outcome.fitted, outcome.components);
+    const archive = buildModelArchive(trainer, job.archive, job.scale, models, outcome.components);
     archive.zip = createZip(archive.files);
     outcome.archive = archive;
     const decoder = new TextDecoder();
-    outcome.checkpointTexts = outcome.fitted.map(({ component, model }) => {
+    outcome.checkpointTexts = models.map(({ component, model }) => {
       const file = archive.files.find((f) => f.name === componentModelFileName(component))!;
       const checkpoint = createCheckpoint(trainer.name, component, job.archive.nodeType, job.features, job.scale, model);
       return checkpointText(checkpoint, decoder.decode(file.data));

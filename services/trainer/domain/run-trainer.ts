@@ -6,7 +6,6 @@ import type { Matrix } from "../../../wasm-core/src/index.js";
 import type { FeatureGroupName } from "../../domain/feature-groups.js";
 import {
   type ComponentModelFile,
-  createCheckpoint,
   type MetadataMachineSpec,
   type ModelGroup,
   modelNameOf,
@@ -62,7 +61,7 @@ export async function fitTrainer(
   data: NodeTypeData,
   run: RunContext,
   signal?: AbortSignal,
-): Promise<FittedTrainer> {
+): Promise<FitOutcome> {
   try {
     const checkpoints = await loadCheckpoints(trainer, data, run);
     // A continued trainer must see features scaled exactly as its checkpoint was.
@@ -88,30 +87,21 @@ export async function fitTrainer(
     );
     if (outcome.failure === undefined && outcome.elapsedMs !== undefined)
       run.durations.record(trainer.name, data.trainRows.length, outcome.elapsedMs);
-    return { scale, outcome };
+    return outcome;
   } catch (error) {
-    return {
-      scale: data.scale,
-      outcome: { fitted: [], components: [], failure: { component: "", message: describeError(error) } },
-    };
+    return { fitted: [], components: [], failure: { component: "", message: describeError(error) } };
   }
 }
 
-/** A trainer's fits, done: the scale they used and their outcome. */
-export interface FittedTrainer {
-  scale: Float64Array;
-  outcome: FitOutcome;
-}
-
 /**
- * Reports one trainer's fits in order, then archives and publishes it; failures become a failed result.
+ * Reports one trainer's fits in order, then publishes its archive and checkpoints; failures become a failed result.
  * Runs on the main thread in trainer order, so events and publishes are the same whatever ran the fits.
  */
 export async function finishTrainer(
   trainer: TrainerImplementation,
   data: NodeTypeData,
   run: RunContext,
-  { scale, outcome }: FittedTrainer,
+  outcome: FitOutcome,
 ): Promise<TrainerResult> {
   const modelName = modelNameOf(trainer.name, data.nodeType);
   const base = {
@@ -153,13 +143,16 @@ export async function finishTrainer(
       report(modelName, `publishing ${modelName}`, "publish");
       await run.deps.publishModel?.(archive);
       // One file per component: written side by side.
+      const texts = outcome.checkpointTexts;
+      if (texts === undefined || texts.length !== fitted.length) throw new Error("the fits came back without their checkpoints");
       await Promise.all(
-        fitted.map(({ component, model }, index) =>
-          run.deps.writeCheckpoint?.(
-            run.group,
-            createCheckpoint(trainer.name, component, data.nodeType, run.features, scale, model),
-            outcome.checkpointTexts?.[index],
-          ),
+        fitted.map((component, index) =>
+          run.deps.writeCheckpoint?.(run.group, {
+            trainer: trainer.name,
+            component,
+            node_type: data.nodeType,
+            text: texts[index]!,
+          }),
         ),
       );
       result.publishedLocation = archive.location;

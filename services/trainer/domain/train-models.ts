@@ -16,14 +16,15 @@ import { assertFeatureGroup, featuresOf } from "../../domain/feature-groups.js";
 import {
   assertPathSegment,
   type Checkpoint,
+  type SerializedCheckpoint,
   type MetadataMachineSpec,
   type ModelArchive,
   type ModelGroup,
   type OutputTypeName,
 } from "../../models/index.js";
-import { type ComponentFitter, inThreadFitter } from "./fit-components.js";
+import { type ComponentFitter, type FitOutcome, inThreadFitter } from "./fit-components.js";
 import { type FitDurations, processFitDurations } from "./fit-durations.js";
-import { type FittedTrainer, finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
+import { finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
 import { assertTestTimestamps, type SplitSpec, splitRows } from "./train-test-split.js";
 import { resolveTrainers } from "./trainer-registry.js";
 import { prepareTrainingTable } from "./training-table.js";
@@ -59,8 +60,8 @@ export interface TrainModelsRequest {
 export interface TrainModelsDeps {
   publishModel?(archive: ModelArchive): Promise<void>;
   readCheckpoint?(group: ModelGroup, trainerName: string, component: string, nodeType: number): Promise<Checkpoint | undefined>;
-  /** `text`: the checkpoint serialized already, on the fit's thread. */
-  writeCheckpoint?(group: ModelGroup, checkpoint: Checkpoint, text?: string): Promise<void>;
+  /** Stores a checkpoint, serialised on the fit's thread. */
+  writeCheckpoint?(group: ModelGroup, checkpoint: SerializedCheckpoint): Promise<void>;
   onProgress?(event: TrainProgress): void;
   onResult?(result: TrainerResult): void;
   logger?: { warn(fields: object, message: string): void };
@@ -155,7 +156,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
   // reported and published strictly in node type x trainer order.
   const jobs = prepared.flatMap((data) => trainers.map((trainer) => ({ data, trainer })));
   const ahead = run.fitter.concurrency === 1 ? 1 : Math.max(2 * run.fitter.concurrency, trainers.length);
-  const fits: Array<Promise<FittedTrainer> | undefined> = [];
+  const fits: Array<Promise<FitOutcome> | undefined> = [];
   const results: TrainerResult[] = [];
   try {
     for (let index = 0; index < jobs.length; index++) {
