@@ -8,7 +8,7 @@ import type {
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import { CHUNK_BYTES } from "../kit/message-limits.js";
 import { tableToChunks } from "../kit/table-codec.js";
-import type { ExtractOptions, ExtractResult } from "./domain/extract.js";
+import { type ExtractOptions, type ExtractResult, extractInput } from "./domain/extract.js";
 import { type ExtractTask, type ExtractTaskResult, type ResponseInput, runExtractTask } from "./domain/extract-task.js";
 import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheus-window.js";
 import { type MetricCounts, summarizeResponse } from "./domain/summarize-response.js";
@@ -37,7 +37,13 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
   // The task threads start once a request's data begins to arrive, so their start overlaps reading it.
   const warm = () => deps.warm?.();
   const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
-    const answer = await runTask({ kind: "extract", input, options });
+    // A parsed response goes to the task thread as only what this extraction reads.
+    let task: ExtractTask = { kind: "extract", input, options };
+    if ("parsed" in input) {
+      const { response, validFeatureGroups } = extractInput(input.parsed, options);
+      task = { kind: "extract", input: { parsed: response, validFeatureGroups }, options };
+    }
+    const answer = await runTask(task);
     if (answer.kind !== "extract") throw new Error(`extract task answered ${answer.kind}`);
     return answer.result;
   };

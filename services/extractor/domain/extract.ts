@@ -6,7 +6,7 @@ import type { DataTable } from "../../domain/data-table.js";
 import { componentsOf, type EnergySource } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
-import type { PrometheusResponse } from "../../domain/prometheus-response.js";
+import type { PrometheusMetric, PrometheusResponse } from "../../domain/prometheus-response.js";
 import {
   F64Buffer,
   type GatheredRows,
@@ -19,7 +19,7 @@ import {
   rollingMeanColumns,
   sumOverKeys,
 } from "../../../wasm-core/src/index.js";
-import { isSystemFeature, USAGE_RATIO_METRIC } from "./metric-names.js";
+import { energyMetricName, featureMetricName, isSystemFeature, NODE_INFO_METRIC, USAGE_RATIO_METRIC } from "./metric-names.js";
 import { buildNodeColumns } from "./node-columns.js";
 import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
 import { type WasmScope, withWasmScope } from "./wasm-scope.js";
@@ -69,8 +69,46 @@ export interface ExtractResult {
 /** The reference's misspelt ratio column for the `package` unit (spec §3.5, Appendix A.6). */
 export const PACKAGE_RATIO_COLUMN = "packge_ratio_package";
 
-/** Extracts the table of one feature group and energy source from a parsed response. */
-export function extract(response: PrometheusResponse, options: ExtractOptions): ExtractResult {
+/** The metrics extract() reads with these options (the response's valid feature groups aside). */
+export function metricsReadBy(options: ExtractOptions): string[] {
+  const useVmMetrics = options.useVmMetrics ?? false;
+  const names = { useVmMetrics, thirdPartyMetrics: options.thirdPartyMetrics ?? [] };
+  return [
+    ...componentsOf(options.energySource).map((component) => energyMetricName(component, useVmMetrics)),
+    ...featuresOf(options.featureGroup, names.thirdPartyMetrics).map((feature) => featureMetricName(feature, names)),
+    NODE_INFO_METRIC,
+    USAGE_RATIO_METRIC,
+  ];
+}
+
+/**
+ * What extract() needs of a response with these options, ready to be copied to another thread: the
+ * metrics it reads and the response's valid feature groups (which look at every feature metric).
+ */
+export function extractInput(
+  response: PrometheusResponse,
+  options: ExtractOptions,
+): { response: PrometheusResponse; validFeatureGroups: ValidFeatureGroups } {
+  const metrics = new Map<string, PrometheusMetric>();
+  for (const name of metricsReadBy(options)) {
+    const metric = response.metrics.get(name);
+    if (metric !== undefined) metrics.set(name, metric);
+  }
+  return {
+    response: { ...response, metrics },
+    validFeatureGroups: validFeatureGroupsOf(response, options.thirdPartyMetrics ?? [], options.useVmMetrics ?? false),
+  };
+}
+
+/**
+ * Extracts the table of one feature group and energy source from a parsed response. `valid`: the
+ * response's valid feature groups when worked out already (extractInput).
+ */
+export function extract(
+  response: PrometheusResponse,
+  options: ExtractOptions,
+  valid: ValidFeatureGroups = validFeatureGroupsOf(response, options.thirdPartyMetrics ?? [], options.useVmMetrics ?? false),
+): ExtractResult {
   const useVmMetrics = options.useVmMetrics ?? false;
   const thirdPartyMetrics = options.thirdPartyMetrics ?? [];
   if (options.featureGroup === "ThirdParty" && thirdPartyMetrics.length === 0) {
@@ -94,8 +132,6 @@ export function extract(response: PrometheusResponse, options: ExtractOptions): 
       `${USAGE_RATIO_METRIC} is present but not used: power is summed over packages (per-package columns are not supported)`,
     );
   }
-  const valid: ValidFeatureGroups = validFeatureGroupsOf(response, thirdPartyMetrics, useVmMetrics);
-
   return withWasmScope((scope) => {
     const node = buildNodeColumns(
       scope,
