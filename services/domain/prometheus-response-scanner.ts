@@ -4,8 +4,9 @@
 // keys, wrong shapes) goes through JSON.parse of the value's own bytes, so errors read the same as on
 // the object path. Numbers are decoded exactly: up to 15 significant digits as one correctly rounded
 // division or multiplication by an exact power of ten (Clinger's fast path), anything else by Number().
-// A values list in the plain form (wasm-core SampleListDecoder) is decoded in wasm, where it runs at full
-// speed from the first list on; any other list is read here, with the same results and errors.
+// A values list is decoded in wasm (wasm-core SampleListDecoder), where it runs at full speed from the first
+// list on: plain numbers there, other value strings ("NaN", 17 digits) here; any other list is read here
+// whole. Results and errors are the same either way.
 import { SampleListDecoder } from "../../wasm-core/src/index.js";
 import { InvalidInputError } from "./errors.js";
 import {
@@ -248,6 +249,11 @@ class Scanner {
     }
     const decoded = this.decoder.decode(this.pos);
     if (typeof decoded === "object") {
+      const others = decoded.otherValues;
+      for (let k = 0; k < others.length; k += 3) {
+        const n = others[k]!;
+        decoded.values[n] = parseSampleValue(this.buf.toString("utf8", others[k + 1], others[k + 2]), `${path}[${n}][1]`);
+      }
       this.pos = decoded.end;
       return decoded;
     }

@@ -1,12 +1,13 @@
 // Decoding of a Prometheus values list, `[[1695361425, "2151953558788"], [1695361428.5, "0.25"], ...]`,
 // straight from the UTF-8 JSON bytes of a saved query response into float64 timestamps and values.
 //
-// Only the plain form is decoded here: JSON whitespace, numbers written `-?(0|[1-9][0-9]*)(\.[0-9]+)?`
-// with at most 15 significant digits and 22 fraction digits. Such a number is exact as one correctly
-// rounded division of its integer mantissa (< 2^53) by an exact power of ten (Clinger's fast path), the
-// same operation the TypeScript scanner's fast path performs, so both give the same bits. Anything else
-// (exponents, "NaN", escapes, long mantissas, malformed input) returns SAMPLES_UNSUPPORTED
-// and the caller reads the list its own way, which also words the errors.
+// Numbers are decoded here in the plain form: `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 15 significant
+// digits and 22 fraction digits. Such a number is exact as one correctly rounded division of its integer
+// mantissa (< 2^53) by an exact power of ten (Clinger's fast path), the same operation the TypeScript
+// scanner's fast path performs, so both give the same bits. A value string in any other form ("NaN",
+// "+Inf", 17 digits, an exponent) is left to the caller: its sample index and byte range are listed and its
+// value is NaN until the caller decodes it. Anything else (other timestamps, escapes, malformed input)
+// returns SAMPLES_UNSUPPORTED and the caller reads the whole list its own way, which also words the errors.
 
 /** The list is not in the plain form: read it another way. */
 export const SAMPLES_UNSUPPORTED: i32 = -1;
@@ -80,8 +81,10 @@ function plainNumber(bytes: usize, length: i32, at: i32): f64 {
 
 /**
  * Decodes the values list whose `[` is at byte `start` of `bytes` (`length` bytes) into up to `capacity`
- * timestamps and values. Returns the sample count and stores the offset just past the list's `]` at
- * `endPtr` (an i32); SAMPLES_UNSUPPORTED, SAMPLES_NEED_CAPACITY or SAMPLES_TRUNCATED otherwise.
+ * timestamps and values, listing the value strings left to the caller at `exceptionsPtr` (i32 triples:
+ * sample index, first byte, end byte; room for `capacity`). Returns the sample count and stores, as i32s,
+ * the offset just past the list's `]` at `infoPtr` and the number of value strings left at `infoPtr + 4`;
+ * SAMPLES_UNSUPPORTED, SAMPLES_NEED_CAPACITY or SAMPLES_TRUNCATED otherwise.
  */
 export function decodeSamples(
   bytes: usize,
@@ -89,8 +92,9 @@ export function decodeSamples(
   start: i32,
   timestampsPtr: usize,
   valuesPtr: usize,
+  exceptionsPtr: usize,
   capacity: i32,
-  endPtr: usize,
+  infoPtr: usize,
 ): i32 {
   let at = start;
   if (at >= length) return SAMPLES_TRUNCATED;
@@ -98,10 +102,12 @@ export function decodeSamples(
   at = skipWhitespace(bytes, length, at + 1);
   if (at >= length) return SAMPLES_TRUNCATED;
   if (load<u8>(bytes + <usize>at) == 0x5d) {
-    store<i32>(endPtr, at + 1);
+    store<i32>(infoPtr, at + 1);
+    store<i32>(infoPtr + 4, 0);
     return 0;
   }
   let n = 0;
+  let exceptions = 0;
   while (n < capacity) {
     if (at >= length) return SAMPLES_TRUNCATED;
     if (load<u8>(bytes + <usize>at) != 0x5b) return SAMPLES_UNSUPPORTED;
@@ -115,11 +121,26 @@ export function decodeSamples(
     at = skipWhitespace(bytes, length, at + 1);
     if (at + 1 >= length) return SAMPLES_TRUNCATED;
     if (load<u8>(bytes + <usize>at) != 0x22) return SAMPLES_UNSUPPORTED;
-    const value = plainNumber(bytes, length, at + 1);
-    if (isNaN(value)) return SAMPLES_UNSUPPORTED;
+    const valueStart = at + 1;
+    let value = plainNumber(bytes, length, valueStart);
     at = cursor;
-    if (at >= length) return SAMPLES_TRUNCATED;
-    if (load<u8>(bytes + <usize>at) != 0x22) return SAMPLES_UNSUPPORTED;
+    if (isNaN(value) || at >= length || load<u8>(bytes + <usize>at) != 0x22) {
+      // Another string: the caller decodes it (or words its error); escapes take the caller's whole path.
+      at = valueStart;
+      while (at < length) {
+        const c = load<u8>(bytes + <usize>at);
+        if (c == 0x22) break;
+        if (c == 0x5c) return SAMPLES_UNSUPPORTED;
+        at++;
+      }
+      if (at >= length) return SAMPLES_TRUNCATED;
+      const slot = exceptionsPtr + <usize>exceptions * 12;
+      store<i32>(slot, n);
+      store<i32>(slot + 4, valueStart);
+      store<i32>(slot + 8, at);
+      exceptions++;
+      value = NaN;
+    }
     at = skipWhitespace(bytes, length, at + 1);
     if (at >= length) return SAMPLES_TRUNCATED;
     if (load<u8>(bytes + <usize>at) != 0x5d) return SAMPLES_UNSUPPORTED;
@@ -130,7 +151,8 @@ export function decodeSamples(
     if (at >= length) return SAMPLES_TRUNCATED;
     const c = load<u8>(bytes + <usize>at);
     if (c == 0x5d) {
-      store<i32>(endPtr, at + 1);
+      store<i32>(infoPtr, at + 1);
+      store<i32>(infoPtr + 4, exceptions);
       return n;
     }
     if (c != 0x2c) return SAMPLES_UNSUPPORTED;

@@ -12,6 +12,11 @@ const FIRST_CAPACITY = 1024;
 export interface DecodedSamples {
   timestamps: Float64Array;
   values: Float64Array;
+  /**
+   * Value strings not in the plain form ("NaN", "+Inf", 17 digits, ...), left to the caller: triples of
+   * sample index, first byte and end byte in the source; their values are NaN until the caller sets them.
+   */
+  otherValues: Int32Array;
   /** Offset in the source bytes just past the list's closing bracket. */
   end: number;
 }
@@ -29,7 +34,8 @@ export class SampleListDecoder {
   private mirrorRoom = 0;
   private mirrorFrom = -1;
   private mirrorLength = 0;
-  // Timestamps then values, `capacity` of each, and the end offset the kernel writes.
+  // The end offset and the count of other values the kernel writes, then `capacity` timestamps, values
+  // and other-value triples.
   private outPtr = 0;
   private capacity = 0;
 
@@ -48,22 +54,33 @@ export class SampleListDecoder {
     if (this.capacity === 0) this.reserveOutput(FIRST_CAPACITY);
     for (;;) {
       if (!this.mirrors(start)) this.mirror(start, MIRROR_BYTES);
+      const timestampsPtr = this.outPtr + 8;
+      const valuesPtr = timestampsPtr + this.capacity * 8;
+      const othersPtr = valuesPtr + this.capacity * 8;
       const status = wasm.decodeSamples(
         this.mirrorPtr,
         this.mirrorLength,
         start - this.mirrorFrom,
-        this.outPtr + 8,
-        this.outPtr + 8 + this.capacity * 8,
+        timestampsPtr,
+        valuesPtr,
+        othersPtr,
         this.capacity,
         this.outPtr,
       );
       if (status >= 0) {
         const memory = wasm.memory.buffer;
-        const end = new Int32Array(memory, this.outPtr, 1)[0]! + this.mirrorFrom;
+        const [end, others] = new Int32Array(memory, this.outPtr, 2);
+        const otherValues = new Int32Array(memory, othersPtr, 3 * others!).slice();
+        // Byte offsets in the mirror -> in the source.
+        for (let k = 0; k < otherValues.length; k += 3) {
+          otherValues[k + 1] = otherValues[k + 1]! + this.mirrorFrom;
+          otherValues[k + 2] = otherValues[k + 2]! + this.mirrorFrom;
+        }
         return {
-          timestamps: new Float64Array(memory, this.outPtr + 8, status).slice(),
-          values: new Float64Array(memory, this.outPtr + 8 + this.capacity * 8, status).slice(),
-          end,
+          timestamps: new Float64Array(memory, timestampsPtr, status).slice(),
+          values: new Float64Array(memory, valuesPtr, status).slice(),
+          otherValues,
+          end: end! + this.mirrorFrom,
         };
       }
       if (status === SAMPLES_NEED_CAPACITY) {
@@ -108,7 +125,7 @@ export class SampleListDecoder {
   private reserveOutput(capacity: number): void {
     const wasm = core();
     if (this.outPtr !== 0) wasm.freeBytes(this.outPtr);
-    this.outPtr = wasm.allocBytes(8 + capacity * 16);
+    this.outPtr = wasm.allocBytes(8 + capacity * 28);
     this.capacity = capacity;
   }
 }

@@ -79,8 +79,9 @@ export interface CoreExports {
     start: number,
     timestampsPtr: number,
     valuesPtr: number,
+    exceptionsPtr: number,
     capacity: number,
-    endPtr: number,
+    infoPtr: number,
   ): number;
   countDecreases(valuesPtr: number, n: number): number;
   rollingMean(srcPtr: number, n: number, window: number, outPtr: number): number;

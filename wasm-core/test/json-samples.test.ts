@@ -78,19 +78,27 @@ describe("SampleListDecoder", () => {
     expect((decodeText("[ ]") as DecodedSamples).values.length).toBe(0);
   });
 
-  it("leaves every other form to the caller", () => {
+  it("lists value strings in any other form for the caller, with their bytes", () => {
+    for (const value of ["1e5", "NaN", "+Inf", "1234567890123456", "1.00000000000000000000001", "007", "1.", "1 ", "abc", ""]) {
+      const text = `[[1,"2"], [2,"${value}"],[3,"4"]]`;
+      const decoded = decodeText(text) as DecodedSamples;
+      expect(Array.from(decoded.timestamps), value).toEqual([1, 2, 3]);
+      expect(decoded.values[0]).toBe(2);
+      expect(decoded.values[1]).toBeNaN();
+      expect(decoded.values[2]).toBe(4);
+      const [index, from, to] = decoded.otherValues;
+      expect(decoded.otherValues.length).toBe(3);
+      expect(index).toBe(1);
+      expect(text.slice(from, to)).toBe(value);
+    }
+  });
+
+  it("leaves every other list to the caller", () => {
     for (const list of [
-      '[[1,"1e5"]]',
       '[[1e3,"1"]]',
-      '[[1,"NaN"]]',
-      '[[1,"+Inf"]]',
-      '[[1,"1234567890123456"]]',
-      '[[1,"1.00000000000000000000001"]]',
-      '[[1,"007"]]',
       '[[01,"7"]]',
-      '[[1,"1."]]',
+      '[["1","7"]]',
       '[[1,"\\u0031"]]',
-      '[[1,"1 "]]',
       "[[1,2]]",
       '[[1,"2",3]]',
       '[[1,"2"] [2,"3"]]',
