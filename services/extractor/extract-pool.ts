@@ -6,14 +6,12 @@ import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./doma
 
 export interface ExtractRunner {
   run(task: ExtractTask): Promise<ExtractTaskResult>;
-  /** Starts the worker threads ahead of the first task. */
-  warm(): void;
   close(): Promise<void>;
 }
 
 /** A runner over `threads` workers; 0 runs tasks on the main thread. */
 export function createExtractRunner(threads: number): ExtractRunner {
-  if (threads === 0) return { run: async (task) => runExtractTask(task), warm: () => {}, close: async () => {} };
+  if (threads === 0) return { run: async (task) => runExtractTask(task), close: async () => {} };
   const pool = createWorkerPool<ExtractTask, ExtractTaskResult>({
     entry: workerModule("extract-worker", import.meta.url),
     size: threads,
@@ -21,7 +19,6 @@ export function createExtractRunner(threads: number): ExtractRunner {
   });
   return {
     run: (task) => pool.run(task, { transfer: "bytes" in task.input ? ownedBuffers([task.input.bytes]) : [] }),
-    warm: () => pool.warm(),
     close: () => pool.close(),
   };
 }

@@ -10,7 +10,7 @@ import { createAllowlist } from "../prometheus/url-allowlist.js";
 
 /** Starts the extractor gRPC server. */
 export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
-  // Workers start on the first request that parses or extracts.
+  // The worker threads start now, while the process starts (see worker-pool.ts).
   const runner = createExtractRunner(config.workerThreads);
   let server: ServerHandle;
   try {
@@ -27,7 +27,6 @@ export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps
             prometheusTimeoutMs: config.prometheusTimeoutMs,
             prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
             runTask: (task) => runner.run(task),
-            warm: () => runner.warm(),
           }),
         },
       ],

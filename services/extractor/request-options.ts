@@ -92,8 +92,6 @@ export async function readOptionsAndResponse<O>(
   requests: AsyncIterable<StreamMessage<O>>,
   cache: ResponseCache,
   digestOf: (options: O) => string,
-  /** Called once the options and the first chunk were read without error: real work is coming. */
-  onData: () => void = () => {},
 ): Promise<{ options: O; response: PrometheusResponse | undefined }> {
   let options: O | undefined;
   const reader = new PrometheusResponseStream("response_chunk");
@@ -116,11 +114,9 @@ export async function readOptionsAndResponse<O>(
       }
     } else if (content?.$case === "responseChunk") {
       if (index === 0) throw new InvalidInputError("requests[0].options", "the first message must carry the options");
-      const first = receivedBytes === 0;
       receivedBytes += content.value.byteLength;
       hash?.update(content.value);
       if (kept === undefined) reader.push(content.value);
-      if (first) onData();
     } else {
       throw new InvalidInputError(`requests[${index}]`, "empty message: expected options or a response chunk");
     }
@@ -134,7 +130,6 @@ export async function readOptionsAndResponse<O>(
       throw new FailedPreconditionError(
         "requests[0].options.response_sha256: the extractor no longer holds this response: send its chunks",
       );
-    onData();
     return { options, response: kept };
   }
   if (hash!.digest("hex") !== digest)

@@ -24,8 +24,6 @@ export interface ExtractorServiceDeps {
   readonly prometheusAllowlist: PrometheusAllowlist;
   /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
   readonly runTask?: (task: ExtractTask) => Promise<ExtractTaskResult>;
-  /** Starts the task threads ahead of the first task. */
-  readonly warm?: () => void;
   /** Responses kept by digest (ExtractOptions.response_sha256); a cache of the defaults when unset. */
   readonly responseCache?: ResponseCache;
 }
@@ -34,8 +32,6 @@ export interface ExtractorServiceDeps {
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
   const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
   const cache = deps.responseCache ?? new ResponseCache();
-  // The task threads start once a request's data begins to arrive, so their start overlaps reading it.
-  const warm = () => deps.warm?.();
   const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
     // A parsed response goes to the task thread as only what this extraction reads.
     let task: ExtractTask = { kind: "extract", input, options };
@@ -49,7 +45,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
   };
   return {
     async *extract(requests) {
-      const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256, warm);
+      const { options, response } = await readOptionsAndResponse(requests, cache, (o) => o.responseSha256);
       const extractOptions = decodeExtractOptions(options, "requests[0].options");
       if (response === undefined)
         throw new InvalidInputError("response_chunk", "no response chunks: send the Prometheus response JSON after the options");
@@ -59,7 +55,6 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     async *extractFromPrometheus(request) {
       const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
-      warm();
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
       yield* resultMessages(await extractOn({ parsed: response }, options));
     },
@@ -69,7 +64,6 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
         requests,
         cache,
         (o) => (o.window === undefined ? o.responseSha256 : ""),
-        warm,
       );
       let data = inline;
       if (options.window !== undefined) {

@@ -16,7 +16,7 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
   const peer = servicePeerConnection(securityOf(config));
   const registry = createRegistryClient(config.registryAddress, peer, { deadlineMs: config.peerDeadlineMs });
   const extractor = createExtractorClient(config.extractorAddress, peer, { deadlineMs: config.peerDeadlineMs });
-  // Workers start on the first isolation that runs off the main thread.
+  // The worker threads start now, while the process starts (see worker-pool.ts).
   const isolateRunner = createIsolateRunner(config.workerThreads);
   const closePeers = () => {
     registry.close();

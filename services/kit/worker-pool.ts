@@ -1,6 +1,6 @@
 // A fixed-size pool of worker threads for CPU-heavy domain work (fits, extraction, isolation), so the event
-// loop that answers health and Estimate stays free. Workers start on first use, each loads `entry` (a
-// module calling serveWorkerTasks) with its own wasm-core instance; tasks queue in FIFO order.
+// loop that answers health and Estimate stays free. The threads start with the pool (its service), each
+// with its own wasm-core instance, and import a task module on its first task; tasks queue in FIFO order.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { assetUrl } from "./asset-url.js";
@@ -57,11 +57,6 @@ export interface WorkerPool<T, R> {
   readonly size: number;
   /** Runs one task on the next free worker; a task still queued when `signal` aborts is dropped (rejects). */
   run(task: T, options?: { transfer?: ArrayBuffer[]; signal?: AbortSignal }): Promise<R>;
-  /**
-   * Starts this pool's threads now rather than on its first tasks (a service calls it when a request
-   * arrives, so the threads' start overlaps reading the request).
-   */
-  warm(): void;
   /** Stops this pool: its queued and running tasks reject; the threads end with the process's last pool. */
   close(): Promise<void>;
 }
@@ -104,7 +99,9 @@ export function workerModule(name: string, from: string): URL {
 // The process's worker threads, shared by all its pools (the services of one process): as many threads as
 // the largest open pool, each pool running at most its size of tasks at once. One set of threads instead
 // of one per service, because starting a thread (its runtime, modules and wasm instance) costs ~0.1 s of
-// CPU, more than many tasks do. Tasks are dispatched in the order they were submitted.
+// CPU, more than many tasks do; they start with the first pool, while the process is still starting its
+// servers, rather than on the first request's critical path. Tasks are dispatched in the order they were
+// submitted.
 const threads: Thread[] = [];
 const queue: Pending[] = [];
 const pools = new Set<PoolState>();
@@ -168,13 +165,14 @@ function dispatch(): void {
 
 /**
  * Creates a pool of `size` (>= 1, or AVAILABLE_CORES) workers running the task module `entry` (whose
- * default export handles a task); no thread starts until the first task.
+ * default export handles a task); the process's threads grow to `size` now.
  */
 export function createWorkerPool<T, R>(requested: { entry: URL; size: number; name: string }): WorkerPool<T, R> {
   const size = requested.size === AVAILABLE_CORES ? Math.max(1, availableParallelism()) : requested.size;
   if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be >= 1, got ${requested.size}`);
   const pool: PoolState = { name: requested.name, entry: requested.entry.href, size, running: 0, closed: false };
   pools.add(pool);
+  while (threads.length < threadLimit()) startThread();
   return {
     size,
     run(task, runOptions = {}) {
@@ -192,10 +190,6 @@ export function createWorkerPool<T, R>(requested: { entry: URL; size: number; na
         });
         dispatch();
       });
-    },
-    warm() {
-      if (pool.closed) return;
-      while (threads.length < Math.min(pool.size, threadLimit())) startThread();
     },
     async close() {
       if (pool.closed) return;

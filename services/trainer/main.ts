@@ -27,7 +27,7 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
   const checkpointStores: ArchiveFetcher[] = [];
   if (registry !== undefined) checkpointStores.push(registryArchiveFetcher(registry));
   if (config.checkpointUrl !== "") checkpointStores.push(urlArchiveFetcher(config.checkpointUrl, config.peerDeadlineMs));
-  // Workers start on the first Train call, so a trainer that never trains costs no threads.
+  // The worker threads start now, while the process starts (see worker-pool.ts).
   const fitter = createFitPool(config.workerThreads);
   try {
     const server = await startGrpcServer({
