@@ -60,10 +60,8 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async listValidFeatureGroups(requests): Promise<ListValidFeatureGroupsResponse> {
-      const { options, response: inline } = await readOptionsAndResponse(
-        requests,
-        cache,
-        (o) => (o.window === undefined ? o.responseSha256 : ""),
+      const { options, response: inline } = await readOptionsAndResponse(requests, cache, (o) =>
+        o.window === undefined ? o.responseSha256 : "",
       );
       let data = inline;
       if (options.window !== undefined) {
