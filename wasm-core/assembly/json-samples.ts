@@ -45,29 +45,24 @@ function plainNumber(bytes: usize, length: i32, at: i32): f64 {
   // a longer mantissa, which may wrap, is rejected below.
   let mantissa: u64 = 0;
   let digits = 0;
+  // The digits before and after the decimal point, in one pass; `point` is where the point is (-1: none).
+  let point = -1;
   while (i < length) {
     const c = <i32>load<u8>(bytes + <usize>i);
+    if (c == 0x2e && point < 0) {
+      point = i++;
+      continue;
+    }
     if (c < 0x30 || c > 0x39) break;
     if (digits > 0 || c != 0x30) digits++;
     mantissa = mantissa * 10 + <u64>(c - 0x30);
     i++;
   }
-  const integerDigits = i - first;
-  // No digits, or a leading zero followed by more digits (not JSON).
+  const integerDigits = (point < 0 ? i : point) - first;
+  const fraction = point < 0 ? 0 : i - point - 1;
+  // No integer digits, a leading zero followed by more digits, or a point without digits after it (not JSON).
   if (integerDigits == 0 || (integerDigits > 1 && load<u8>(bytes + <usize>first) == 0x30)) return NaN;
-  let fraction = 0;
-  if (i < length && load<u8>(bytes + <usize>i) == 0x2e) {
-    i++;
-    while (i < length) {
-      const c = <i32>load<u8>(bytes + <usize>i);
-      if (c < 0x30 || c > 0x39) break;
-      if (digits > 0 || c != 0x30) digits++;
-      mantissa = mantissa * 10 + <u64>(c - 0x30);
-      fraction++;
-      i++;
-    }
-    if (fraction == 0) return NaN;
-  }
+  if (point >= 0 && fraction == 0) return NaN;
   if (i < length) {
     const c = load<u8>(bytes + <usize>i);
     if (c == 0x65 || c == 0x45) return NaN;
