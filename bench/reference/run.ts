@@ -84,12 +84,13 @@ export default async function run(): Promise<void> {
     const trainers = listTrainers()
       .map((trainer) => trainer.name)
       .join(",");
+    const oursModels = join(dir, "ours-models");
     const cases = [
       { name: "node-level extract, synthetic", args: ["extract-node", synthetic] },
       { name: "container-level extract, synthetic", args: ["extract-container", synthetic] },
       {
         name: `whole coremark pipeline, 2 sources x Abs+Dyn x ${listTrainers().length} trainers`,
-        args: ["pipeline", coremark, trainers],
+        args: ["pipeline", coremark, trainers, oursModels],
       },
     ];
     const rows: string[][] = [];
@@ -98,6 +99,9 @@ export default async function run(): Promise<void> {
       const reference: Run[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         ours.push(await timedChild(process.execPath, [oursBundle, ...args], process.env));
+        // Each pipeline round starts from an empty model folder, removed outside the timed process as the
+        // reference's MODEL_PATH is not removed in its.
+        await rm(oursModels, { recursive: true, force: true });
         reference.push(
           await timedChild(python, [join(here, "reference_run.py"), ...args], {
             ...pythonEnv,
