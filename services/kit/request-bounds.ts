@@ -47,6 +47,7 @@ function compileMessage(shapes: RequestShapes, type: string, depth: number): Mes
   };
 }
 
+// Paths are built only for an error: the checks of a valid request allocate nothing.
 function compileValue(
   name: string,
   bound: FieldBound | undefined,
@@ -55,26 +56,27 @@ function compileValue(
 ): MessageCheck {
   const at = (path: string) => (path === "" ? name : `${path}.${name}`);
   return (value, path) => {
-    const fieldPath = at(path);
     if (!isList) {
-      assertChars(value, bound, fieldPath);
-      nested?.(value, fieldPath);
+      assertChars(value, bound, path, name);
+      nested?.(value, at(path));
       return;
     }
     const entries = Array.isArray(value) ? value : Object.values(value as object);
     if (bound?.maxEntries !== undefined && entries.length > bound.maxEntries)
-      throw new InvalidInputError(fieldPath, `at most ${bound.maxEntries} entries allowed, got ${entries.length}`);
+      throw new InvalidInputError(at(path), `at most ${bound.maxEntries} entries allowed, got ${entries.length}`);
     if (bound?.maxChars === undefined && nested === undefined) return;
     for (let i = 0; i < entries.length; i++) {
-      assertChars(entries[i], bound, `${fieldPath}[${i}]`);
-      nested?.(entries[i], `${fieldPath}[${i}]`);
+      assertChars(entries[i], bound, path, name, i);
+      nested?.(entries[i], `${at(path)}[${i}]`);
     }
   };
 }
 
-function assertChars(value: unknown, bound: FieldBound | undefined, path: string): void {
-  if (bound?.maxChars !== undefined && typeof value === "string" && value.length > bound.maxChars)
-    throw new InvalidInputError(path, `at most ${bound.maxChars} characters allowed, got ${value.length}`);
+function assertChars(value: unknown, bound: FieldBound | undefined, path: string, name: string, index?: number): void {
+  if (bound?.maxChars !== undefined && typeof value === "string" && value.length > bound.maxChars) {
+    const field = `${path === "" ? name : `${path}.${name}`}${index === undefined ? "" : `[${index}]`}`;
+    throw new InvalidInputError(field, `at most ${bound.maxChars} characters allowed, got ${value.length}`);
+  }
 }
 
 function readField(localName: string): (message: unknown) => unknown {

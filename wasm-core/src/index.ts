@@ -56,8 +56,10 @@ export { permutation } from "./random.js";
 export {
   type FitLinearOptions,
   type LinearModel,
+  type LinearModelSet,
   type PredictLinearOptions,
   fitLinear,
+  linearModelSet,
   predictLinear,
   predictLinearMany,
 } from "./linear.js";

@@ -86,47 +86,75 @@ export function predictDesign(
   });
 }
 
+/** Several linear models (an estimate's components) packed once, for predictLinearMany. */
+export interface LinearModelSet {
+  readonly count: number;
+  /** Coefficients per model. */
+  readonly width: number;
+  /** Model after model. */
+  readonly coefficients: Float64Array;
+  readonly intercepts: Float64Array;
+}
+
+/** Packs models with the same number of coefficients. */
+export function linearModelSet(models: readonly LinearModel[]): LinearModelSet {
+  const width = models[0]?.coefficients.length ?? 0;
+  const coefficients = new Float64Array(models.length * width);
+  models.forEach((model, index) => {
+    if (model.coefficients.length !== width)
+      throw new RangeError(`linearModelSet: model ${index} has ${model.coefficients.length} coefficients, model 0 has ${width}`);
+    coefficients.set(model.coefficients, index * width);
+  });
+  return { count: models.length, width, coefficients, intercepts: Float64Array.from(models, (model) => model.intercept) };
+}
+
 /**
- * Several models of the same design on one X (an estimate's components): one copy of the coefficients
- * into wasm and one of the predictions out, instead of one round trip per model. Returns one
- * prediction array per model (views of one block).
+ * Several models of the same design on one X: one copy of the coefficients into wasm, one clamp and one
+ * copy of the predictions out for all of them. Returns one prediction array per model (views of one block).
  */
 export function predictDesignMany(
-  models: readonly LinearModel[],
+  models: LinearModelSet,
   x: Matrix | WasmMatrix,
   design: number,
   options: PredictLinearOptions = {},
 ): Float64Array[] {
   assertMatrix(x, "predictLinear x");
   const q = designWidth(design, x.cols);
-  const coefficients = new Float64Array(models.length * q);
-  models.forEach((model, index) => {
-    if (model.coefficients.length !== q) {
-      throw new RangeError(`predictLinear: model has ${model.coefficients.length} coefficients, x gives ${q} columns`);
-    }
-    coefficients.set(model.coefficients, index * q);
-  });
+  if (models.width !== q) throw new RangeError(`predictLinear: models have ${models.width} coefficients, x gives ${q} columns`);
   return withResidentMatrix(x, "predictLinear x", (m) => {
-    const coef = F64Buffer.from(coefficients);
-    const out = F64Buffer.alloc(models.length * m.rows);
-    return withBuffers([coef, out], () => {
-      models.forEach((model, index) => {
-        const target = out.ptr + index * m.rows * 8;
+    const coef = F64Buffer.from(models.coefficients);
+    const out = F64Buffer.alloc(models.count * m.rows);
+    try {
+      for (let index = 0; index < models.count; index++) {
         assertKernelOk(
           "predictLinear",
-          core().predictLinear(m.buffer.ptr, m.rows, m.cols, design, coef.ptr + index * q * 8, model.intercept, target),
+          core().predictLinear(
+            m.buffer.ptr,
+            m.rows,
+            m.cols,
+            design,
+            coef.ptr + index * q * 8,
+            models.intercepts[index]!,
+            out.ptr + index * m.rows * 8,
+          ),
         );
-        if (options.clampNonNegative === true) assertKernelOk("clampNonNegative", core().clampNonNegative(target, m.rows));
-      });
+      }
+      if (options.clampNonNegative === true)
+        assertKernelOk("clampNonNegative", core().clampNonNegative(out.ptr, models.count * m.rows));
       const all = out.toArray();
-      return models.map((_, index) => all.subarray(index * m.rows, (index + 1) * m.rows));
-    });
+      const predictions: Float64Array[] = [];
+      for (let index = 0; index < models.count; index++) predictions.push(all.subarray(index * m.rows, (index + 1) * m.rows));
+      return predictions;
+    } finally {
+      coef.free();
+      out.free();
+    }
   });
 }
 
 /** predictLinear for several models on one X (see predictDesignMany). */
 export function predictLinearMany(
-  models: readonly LinearModel[],
+  models: LinearModelSet,
   x: Matrix | WasmMatrix,
   options: PredictLinearOptions = {},
 ): Float64Array[] {

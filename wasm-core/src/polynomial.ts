@@ -2,6 +2,7 @@ import { F64Buffer, withBuffers } from "./f64-buffer.js";
 import {
   Design,
   type LinearModel,
+  type LinearModelSet,
   type PredictLinearOptions,
   designWidth,
   fitDesign,
@@ -53,7 +54,7 @@ export function predictPolynomialLinear(
 
 /** predictPolynomialLinear for several models on one X (one round trip into wasm for all of them). */
 export function predictPolynomialLinearMany(
-  models: readonly LinearModel[],
+  models: LinearModelSet,
   x: Matrix | WasmMatrix,
   options: PredictLinearOptions = {},
 ): Float64Array[] {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { F64Buffer, fitLinear, matrixToWasm, predictLinear } from "../src/index.js";
+import {
+  F64Buffer,
+  fitLinear,
+  linearModelSet,
+  matrixToWasm,
+  predictLinear,
+  predictLinearMany,
+  predictPolynomialLinear,
+  predictPolynomialLinearMany,
+} from "../src/index.js";
 import { goldens, matrixOf, maxRelativeDifference } from "./trainer-goldens.js";
 
 // x0 = [0, 1, 2, 3], x1 = [1, 0, 1, 0] (column-major), y = 3 + 2 x0 - x1 = [2, 5, 6, 9]
@@ -87,6 +96,47 @@ describe("fitLinear (sklearn LinearRegression)", () => {
     const model = fitLinear(x, y, { positive: false });
     expect(() => predictLinear(model, matrixOf(1, 3, [1, 2, 3]))).toThrow(
       "predictLinear: model has 2 coefficients, x gives 3 columns",
+    );
+  });
+});
+
+describe("predictLinearMany (an estimate's components in one pass)", () => {
+  // Four components, some predicting negative watts (clamped to 0), on 5 rows of 2 features.
+  const models = [
+    { coefficients: Float64Array.of(2, -1), intercept: 3 },
+    { coefficients: Float64Array.of(-4, 0.5), intercept: -1 },
+    { coefficients: Float64Array.of(0.1, 0.2), intercept: 0.3 },
+    { coefficients: Float64Array.of(0, 0), intercept: -2 },
+  ];
+  const rows = matrixOf(5, 2, [0, 1, 2, 3, 0.25, 1, 0, 7, 0, -3]);
+
+  it("equals predictLinear per model, bit for bit, with and without the clamp", () => {
+    for (const clampNonNegative of [false, true]) {
+      const together = predictLinearMany(linearModelSet(models), rows, { clampNonNegative });
+      expect(together.map((p) => Array.from(p))).toEqual(
+        models.map((model) => Array.from(predictLinear(model, rows, { clampNonNegative }))),
+      );
+    }
+    expect(Array.from(predictLinearMany(linearModelSet(models), rows, { clampNonNegative: true })[3]!)).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it("does the same for degree-2 polynomial models", () => {
+    const poly = [
+      { coefficients: Float64Array.of(0, 1, -2, 0.5, 0.25, -1), intercept: 1 },
+      { coefficients: Float64Array.of(1, 0, 0, -1, 0, 0), intercept: 0 },
+    ];
+    const together = predictPolynomialLinearMany(linearModelSet(poly), rows, { clampNonNegative: true });
+    expect(together.map((p) => Array.from(p))).toEqual(
+      poly.map((model) => Array.from(predictPolynomialLinear(model, rows, { clampNonNegative: true }))),
+    );
+  });
+
+  it("refuses models of different widths, and a width that does not fit x", () => {
+    expect(() => linearModelSet([models[0]!, { coefficients: Float64Array.of(1), intercept: 0 }])).toThrow(
+      "linearModelSet: model 1 has 1 coefficients, model 0 has 2",
+    );
+    expect(() => predictLinearMany(linearModelSet(models), matrixOf(1, 3, [1, 2, 3]))).toThrow(
+      "predictLinear: models have 2 coefficients, x gives 3 columns",
     );
   });
 });

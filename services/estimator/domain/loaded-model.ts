@@ -62,6 +62,36 @@ export function queryKey(query: ModelQuery): string {
   ]);
 }
 
+/**
+ * Whether two queries have the same key, told without building it: field by field, lists in the same
+ * order (a reordered list is reported different, and its key is then built, as it may still be equal).
+ */
+export function sameQuery(a: ModelQuery, b: ModelQuery): boolean {
+  const x = a.machineSpec;
+  const y = b.machineSpec;
+  return (
+    a.outputType === b.outputType &&
+    a.energySource === b.energySource &&
+    a.trainerName === b.trainerName &&
+    a.filter === b.filter &&
+    a.pipelineName === b.pipelineName &&
+    sameNames(a.featureNames, b.featureNames) &&
+    sameNames(a.unavailableFeatureNames, b.unavailableFeatureNames) &&
+    x.processor === y.processor &&
+    x.cores === y.cores &&
+    x.chips === y.chips &&
+    x.memoryGib === y.memoryGib &&
+    x.frequencyMhz === y.frequencyMhz
+  );
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function sortedNames(names: readonly string[]): readonly string[] {
   for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return [...names].sort();
   return names;

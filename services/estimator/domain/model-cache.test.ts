@@ -3,7 +3,7 @@
 // front and at most one per cached query used again.
 import { describe, expect, it } from "vitest";
 import { NotFoundError, UnavailableError } from "../../domain/errors.js";
-import type { LoadedModel, ModelQuery, ModelSource } from "./loaded-model.js";
+import { type LoadedModel, type ModelQuery, type ModelSource, queryKey, sameQuery } from "./loaded-model.js";
 import { DEFAULT_MODEL_CACHE_ENTRIES, ModelCache } from "./model-cache.js";
 import type { Predictor } from "./predictor.js";
 
@@ -43,6 +43,40 @@ const query = (i: number): ModelQuery => ({
 });
 
 describe("ModelCache", () => {
+  it("tells each query field apart when it reuses the key of the query before", async () => {
+    // Names the model after the query it was loaded for, so a wrong reuse of the previous key shows.
+    const source: ModelSource<null> = {
+      async load(q): Promise<LoadedModel<null>> {
+        return { ...(await countingSource().source.load(q)), modelName: queryKey(q) };
+      },
+    };
+    const cache = new ModelCache(source, quiet);
+    const base = query(0);
+    const variants: ModelQuery[] = [
+      { ...base, featureNames: ["feature_0", "cpu_cycles"] },
+      { ...base, featureNames: ["feature_1"] },
+      { ...base, unavailableFeatureNames: ["cpu_cycles"] },
+      { ...base, outputType: "DynPower" },
+      { ...base, energySource: "acpi" },
+      { ...base, trainerName: "LinearRegressionTrainer" },
+      { ...base, filter: "mae<10" },
+      { ...base, pipelineName: "other" },
+      ...(["processor", "cores", "chips", "memoryGib", "frequencyMhz"] as const).map((field) => ({
+        ...base,
+        machineSpec: { ...base.machineSpec, [field]: field === "processor" ? "intel_xeon" : 2 },
+      })),
+    ];
+    for (const variant of variants) {
+      expect(sameQuery(base, variant)).toBe(false);
+      await cache.get(variant);
+      await cache.get(base);
+      // Alternating: each lookup follows a different query.
+      expect([cache.cached(variant)?.modelName, cache.cached(base)?.modelName]).toEqual([queryKey(variant), queryKey(base)]);
+    }
+    // Equal content in other arrays (a new request decodes new ones) is the same query.
+    expect(sameQuery(base, { ...base, featureNames: ["feature_0"], machineSpec: { ...base.machineSpec } })).toBe(true);
+  });
+
   it("keeps at most maxEntries queries, evicting the least recently used", async () => {
     const { source, state } = countingSource();
     const cache = new ModelCache(source, quiet, { maxEntries: 3 });

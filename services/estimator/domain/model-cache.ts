@@ -7,7 +7,7 @@
 import { FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/logger.js";
 import { cacheEvents } from "../metrics.js";
-import { type LoadedModel, type ModelQuery, type ModelSource, queryKey } from "./loaded-model.js";
+import { type LoadedModel, type ModelQuery, type ModelSource, queryKey, sameQuery } from "./loaded-model.js";
 
 interface Entry<P> {
   query: ModelQuery;
@@ -35,6 +35,7 @@ export class ModelCache<P> {
   private readonly entries = new Map<string, Entry<P>>();
   /** The key of the last entry in `entries` (the most recently used) when known. */
   private lastHit: string | undefined;
+  private lastQuery: { query: ModelQuery; key: string } | undefined;
   private readonly maxEntries: number;
 
   constructor(
@@ -50,12 +51,22 @@ export class ModelCache<P> {
    * meanwhile), else undefined: the estimate can then be answered without waiting.
    */
   cached(query: ModelQuery): LoadedModel<P> | undefined {
-    return this.hit(queryKey(query));
+    return this.hit(this.keyOf(query));
+  }
+
+  // The key of the query before is kept: a collector asks the same query on every tick, and comparing it
+  // costs a fraction of building its key.
+  private keyOf(query: ModelQuery): string {
+    const last = this.lastQuery;
+    if (last !== undefined && sameQuery(last.query, query)) return last.key;
+    const key = queryKey(query);
+    this.lastQuery = { query, key };
+    return key;
   }
 
   /** The model for a query, loading it on first use. Load failures are not cached. */
   async get(query: ModelQuery): Promise<LoadedModel<P>> {
-    const key = queryKey(query);
+    const key = this.keyOf(query);
     const current = this.hit(key);
     if (current !== undefined) return current;
     const entry = this.entries.get(key);

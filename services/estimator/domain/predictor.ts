@@ -9,6 +9,7 @@ import {
   applyScaleResident,
   clampNonNegative,
   divideOrZero,
+  linearModelSet,
   type Matrix,
   predictCurve,
   predictKeplerLinear,
@@ -87,10 +88,12 @@ function allComponentsPredict(models: ComponentModels): ((scaled: WasmMatrix) =>
   const kinds = new Set(models.components.map(([, model]) => (model.kind === "sgd" ? "linear" : model.kind)));
   const [kind] = kinds;
   if (kinds.size !== 1 || (kind !== "linear" && kind !== "polynomial")) return undefined;
-  const linear = models.components.map(([, model]) => {
-    const { coefficients, intercept } = model as Extract<ComponentModelFile, { kind: "linear" | "sgd" | "polynomial" }>;
-    return { coefficients: Float64Array.from(coefficients), intercept };
-  });
+  const linear = linearModelSet(
+    models.components.map(([, model]) => {
+      const { coefficients, intercept } = model as Extract<ComponentModelFile, { kind: "linear" | "sgd" | "polynomial" }>;
+      return { coefficients: Float64Array.from(coefficients), intercept };
+    }),
+  );
   const many = kind === "linear" ? predictLinearMany : predictPolynomialLinearMany;
   return (scaled) => many(linear, scaled, { clampNonNegative: true });
 }
