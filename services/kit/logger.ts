@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { pino } from "pino";
 
 /** The root logger type (pino). Only main/kit code uses it; domain code gets a DomainLogger. */
@@ -22,7 +23,10 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions): Logger {
   const pretty = options.format === "pretty" || (options.format === "auto" && process.stdout.isTTY === true);
   if (!pretty) return pino({ level: options.level, base: { pid: process.pid } });
-  return pino({
+  // The pretty transport runs in a worker thread that loads pino's own files: this pino comes from
+  // node_modules (the command's bundle carries a copy of pino without those files).
+  const installed = createRequire(import.meta.url)("pino") as typeof import("pino");
+  return installed.pino({
     level: options.level,
     transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss.l", ignore: "pid,hostname" } },
   });
