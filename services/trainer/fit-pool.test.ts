@@ -89,6 +89,44 @@ describe("trainer fit pool", () => {
     expect(second.results).toEqual(first.results);
   });
 
+  it("learns how long a result takes to publish, and starts the fits by their turn to publish", async () => {
+    const trainerNames = listTrainers().map((t) => t.name);
+    const request: TrainModelsRequest = {
+      table: goldenTable("acpi"),
+      energySource: "acpi",
+      featureGroup: "CounterOnly",
+      outputType: "AbsPower",
+      trainerNames,
+      testTimestampsSeconds: goldenTestTimestamps("acpi"),
+      seed: 7,
+      pipelineName: "order",
+    };
+    const started: string[] = [];
+    const timed: ComponentFitter = {
+      concurrency: 2,
+      fit: async (job, signal) => {
+        started.push(job.trainerName);
+        const outcome = await inThreadFitter.fit(job, signal);
+        // The last trainer of the list is by far the longest.
+        return { ...outcome, elapsedMs: job.trainerName === trainerNames.at(-1) ? 200 : 1 };
+      },
+    };
+    const published: string[] = [];
+    const publishModel = async (archive: { location: { modelName: string } }) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      published.push(archive.location.modelName);
+    };
+    const fitDurations = new FitDurations();
+    await trainModels(request, { fitter: timed, fitDurations, publishModel });
+    expect(fitDurations.expectedPublishMs()).toBeGreaterThanOrEqual(4);
+    started.length = 0;
+    await trainModels(request, { fitter: timed, fitDurations, publishModel });
+    // Started first: it is due after 9 publishes of ~5 ms, far sooner than its 200 ms fit ends.
+    expect(started[0]).toBe(trainerNames.at(-1));
+    expect(started.slice(1)).toEqual(trainerNames.slice(0, -1));
+    expect(published.slice(trainerNames.length)).toEqual(published.slice(0, trainerNames.length));
+  });
+
   it("names a failed fit the same way as on the main thread", async () => {
     const x = [1, 2, 3];
     const request: TrainModelsRequest = {

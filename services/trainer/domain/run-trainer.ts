@@ -141,11 +141,11 @@ export async function finishTrainer(
     };
     if (run.publishing) {
       report(modelName, `publishing ${modelName}`, "publish");
-      await run.deps.publishModel?.(archive);
-      // One file per component: written side by side.
       const texts = outcome.checkpointTexts;
       if (texts === undefined || texts.length !== fitted.length) throw new Error("the fits came back without their checkpoints");
-      await Promise.all(
+      // The checkpoints (one file per component) are written while the model is published: neither waits
+      // for the other, and a failed publish still keeps the fitted state to continue from.
+      const checkpoints = Promise.all(
         fitted.map((component, index) =>
           run.deps.writeCheckpoint?.(run.group, {
             trainer: trainer.name,
@@ -155,6 +155,9 @@ export async function finishTrainer(
           }),
         ),
       );
+      const [published, written] = await Promise.allSettled([run.deps.publishModel?.(archive), checkpoints]);
+      if (published.status === "rejected") throw published.reason;
+      if (written.status === "rejected") throw written.reason;
       result.publishedLocation = archive.location;
     }
     return result;

@@ -23,7 +23,7 @@ import {
   type OutputTypeName,
 } from "../../models/index.js";
 import { type ComponentFitter, type FitOutcome, inThreadFitter } from "./fit-components.js";
-import { type FitDurations, processFitDurations } from "./fit-durations.js";
+import { type FitDurations, fitStartOrder, processFitDurations } from "./fit-durations.js";
 import { finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
 import { assertTestTimestamps, type SplitSpec, splitRows } from "./train-test-split.js";
 import { resolveTrainers } from "./trainer-registry.js";
@@ -152,8 +152,8 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
     total,
   };
   // Fits run ahead (a node type's trainers, at least twice the fitter's width, so workers stay busy while
-  // the main thread publishes), those expected to take longest first (fit-durations.ts); results are
-  // reported and published strictly in node type x trainer order.
+  // the main thread publishes), started in the order that lets results publish soonest (fit-durations.ts);
+  // results are reported and published strictly in node type x trainer order.
   const jobs = prepared.flatMap((data) => trainers.map((trainer) => ({ data, trainer })));
   const ahead = run.fitter.concurrency === 1 ? 1 : Math.max(2 * run.fitter.concurrency, trainers.length);
   const fits: Array<Promise<FitOutcome> | undefined> = [];
@@ -166,15 +166,17 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
       for (let next = index; next < Math.min(jobs.length, index + ahead); next++)
         if (fits[next] === undefined) waiting.push(next);
       const expected = (k: number) => run.durations.expectedMs(jobs[k]!.trainer.name, jobs[k]!.data.trainRows.length);
-      waiting.sort((a, b) => expected(b) - expected(a) || a - b);
-      for (const next of waiting) {
+      const publishMs = publishing ? run.durations.expectedPublishMs() : 0;
+      for (const next of fitStartOrder(waiting, index, expected, publishMs)) {
         const { data, trainer } = jobs[next]!;
         fits[next] = fitTrainer(trainer, data, run, deps.signal);
       }
       const { data, trainer } = jobs[index]!;
       const fitted = await fits[index]!;
       deps.signal?.throwIfAborted();
+      const finishing = performance.now();
       const result = await finishTrainer(trainer, data, run, fitted);
+      if (publishing && result.publishedLocation !== undefined) run.durations.recordPublish(performance.now() - finishing);
       results.push(result);
       deps.onResult?.(result);
     }
