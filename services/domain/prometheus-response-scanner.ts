@@ -400,40 +400,8 @@ class Scanner {
     return escaped;
   }
 
-  /**
-   * A series' labels: the usual flat object of string values is read straight from the bytes; anything
-   * else (nesting, other values, malformed) is decoded whole and checked, so errors read the same.
-   */
+  /** A series' labels: the object's bytes decoded by JSON.parse (interning its keys), then checked. */
   private labels(path: string): Record<string, string> {
-    this.skipWhitespace();
-    const start = this.pos;
-    const buf = this.buf;
-    if (buf[this.pos] === OPEN_BRACE) {
-      const labels: Record<string, string> = {};
-      this.pos++;
-      this.skipWhitespace();
-      if (buf[this.pos] === CLOSE_BRACE) {
-        this.pos++;
-        return labels;
-      }
-      for (;;) {
-        this.skipWhitespace();
-        if (buf[this.pos] !== QUOTE) break;
-        const name = this.string();
-        this.skipWhitespace();
-        if (buf[this.pos] !== COLON) break;
-        this.pos++;
-        this.skipWhitespace();
-        if (buf[this.pos] !== QUOTE) break;
-        labels[name] = this.string();
-        this.skipWhitespace();
-        const next = buf[this.pos];
-        this.pos++;
-        if (next === CLOSE_BRACE) return labels;
-        if (next !== COMMA) break;
-      }
-    }
-    this.pos = start;
     return assertLabels(this.genericValue(), path);
   }
 
