@@ -26,6 +26,20 @@ async function runWith(fitter: ComponentFitter, request: TrainModelsRequest) {
   return { results, progress, published };
 }
 
+/** Every trainer on the acpi golden table, split as the goldens are. */
+function everyTrainerOnAcpi(overrides: Partial<TrainModelsRequest>): TrainModelsRequest {
+  return {
+    table: goldenTable("acpi"),
+    energySource: "acpi",
+    featureGroup: "CounterOnly",
+    outputType: "AbsPower",
+    trainerNames: listTrainers().map((t) => t.name),
+    testTimestampsSeconds: goldenTestTimestamps("acpi"),
+    seed: 7,
+    ...overrides,
+  };
+}
+
 describe("trainer fit pool", () => {
   it.each(["rapl-sysfs", "acpi"] as const)(
     "gives the main thread's results on coremark %s, in the same order",
@@ -59,16 +73,7 @@ describe("trainer fit pool", () => {
 
   it("starts the fits expected to take longest first (learned per trainer), reporting in trainer order", async () => {
     const trainerNames = listTrainers().map((t) => t.name);
-    const request: TrainModelsRequest = {
-      table: goldenTable("acpi"),
-      energySource: "acpi",
-      featureGroup: "CounterOnly",
-      outputType: "AbsPower",
-      trainerNames,
-      testTimestampsSeconds: goldenTestTimestamps("acpi"),
-      seed: 7,
-      skipPublish: true,
-    };
+    const request = everyTrainerOnAcpi({ skipPublish: true });
     // Fits run on this thread; each reports a made-up time, longest for the last trainers of the list.
     const started: string[] = [];
     const timed: ComponentFitter = {
@@ -91,16 +96,7 @@ describe("trainer fit pool", () => {
 
   it("learns how long a result takes to publish, and starts the fits by their turn to publish", async () => {
     const trainerNames = listTrainers().map((t) => t.name);
-    const request: TrainModelsRequest = {
-      table: goldenTable("acpi"),
-      energySource: "acpi",
-      featureGroup: "CounterOnly",
-      outputType: "AbsPower",
-      trainerNames,
-      testTimestampsSeconds: goldenTestTimestamps("acpi"),
-      seed: 7,
-      pipelineName: "order",
-    };
+    const request = everyTrainerOnAcpi({ pipelineName: "order" });
     const started: string[] = [];
     const timed: ComponentFitter = {
       concurrency: 2,
