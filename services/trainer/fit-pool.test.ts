@@ -40,6 +40,18 @@ function everyTrainerOnAcpi(overrides: Partial<TrainModelsRequest>): TrainModels
   };
 }
 
+/** Fits on this thread, two at a time, noting the order they start in and reporting made-up times. */
+function madeUpTimes(started: string[], elapsedMs: (trainerName: string) => number): ComponentFitter {
+  return {
+    concurrency: 2,
+    fit: async (job, signal) => {
+      started.push(job.trainerName);
+      const outcome = await inThreadFitter.fit(job, signal);
+      return { ...outcome, elapsedMs: elapsedMs(job.trainerName) };
+    },
+  };
+}
+
 describe("trainer fit pool", () => {
   it.each(["rapl-sysfs", "acpi"] as const)(
     "gives the main thread's results on coremark %s, in the same order",
@@ -76,14 +88,7 @@ describe("trainer fit pool", () => {
     const request = everyTrainerOnAcpi({ skipPublish: true });
     // Fits run on this thread; each reports a made-up time, longest for the last trainers of the list.
     const started: string[] = [];
-    const timed: ComponentFitter = {
-      concurrency: 2,
-      fit: async (job, signal) => {
-        started.push(job.trainerName);
-        const outcome = await inThreadFitter.fit(job, signal);
-        return { ...outcome, elapsedMs: 1 + trainerNames.indexOf(job.trainerName) };
-      },
-    };
+    const timed = madeUpTimes(started, (trainerName) => 1 + trainerNames.indexOf(trainerName));
     const fitDurations = new FitDurations();
     const first = await trainModels(request, { fitter: timed, fitDurations });
     expect(started).toEqual(trainerNames); // nothing learned yet: list order
@@ -98,15 +103,8 @@ describe("trainer fit pool", () => {
     const trainerNames = listTrainers().map((t) => t.name);
     const request = everyTrainerOnAcpi({ pipelineName: "order" });
     const started: string[] = [];
-    const timed: ComponentFitter = {
-      concurrency: 2,
-      fit: async (job, signal) => {
-        started.push(job.trainerName);
-        const outcome = await inThreadFitter.fit(job, signal);
-        // The last trainer of the list is by far the longest.
-        return { ...outcome, elapsedMs: job.trainerName === trainerNames.at(-1) ? 200 : 1 };
-      },
-    };
+    // The last trainer of the list is by far the longest.
+    const timed = madeUpTimes(started, (trainerName) => (trainerName === trainerNames.at(-1) ? 200 : 1));
     const published: string[] = [];
     const publishModel = async (archive: { location: { modelName: string } }) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
