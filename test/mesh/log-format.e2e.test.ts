@@ -23,6 +23,8 @@ describe("log format auto", () => {
     const serve = spawnNode(SERVE);
     children.push(serve);
     await serve.waitForOutput(/Stop with Ctrl-C/);
+    // pino writes asynchronously, so the last service's line may follow the banner.
+    await serve.waitForOutput(/"service":"pipeline"[^\n]*"msg":"listening"/);
     const logs = serve
       .output()
       .split("\n")
