@@ -73,6 +73,12 @@ describe("ModelCache", () => {
       // Alternating: each lookup follows a different query.
       expect([cache.cached(variant)?.modelName, cache.cached(base)?.modelName]).toEqual([queryKey(variant), queryKey(base)]);
     }
+    // A caller reusing its list for the next query is not taken for the query before.
+    const reused = { ...base, featureNames: ["feature_5"] };
+    await cache.get(reused);
+    (reused.featureNames as string[])[0] = "feature_9";
+    expect(cache.cached(reused)).toBeUndefined(); // not loaded yet, not feature_5's model
+    expect((await cache.get(reused)).modelName).toBe(queryKey({ ...base, featureNames: ["feature_9"] }));
     // Equal content in other arrays (a new request decodes new ones) is the same query.
     expect(sameQuery(base, { ...base, featureNames: ["feature_0"], machineSpec: { ...base.machineSpec } })).toBe(true);
   });

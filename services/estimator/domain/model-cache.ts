@@ -60,7 +60,14 @@ export class ModelCache<P> {
     const last = this.lastQuery;
     if (last !== undefined && sameQuery(last.query, query)) return last.key;
     const key = queryKey(query);
-    this.lastQuery = { query, key };
+    // A copy: the caller's lists may be reused for its next query.
+    const kept: ModelQuery = {
+      ...query,
+      featureNames: [...query.featureNames],
+      unavailableFeatureNames: [...query.unavailableFeatureNames],
+      machineSpec: { ...query.machineSpec },
+    };
+    this.lastQuery = { query: kept, key };
     return key;
   }
 
