@@ -44,7 +44,7 @@ RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-mod
     && ln -s /app/bin/kepler-model.js /usr/local/bin/kepler-model
 # The node image's unprivileged user (uid 1000); the Kubernetes manifests run as the same uid.
 USER node
-# registry, estimator, pipeline, extractor, isolator, trainer (services/kit/service-addresses.ts).
+# registry, estimator, pipeline, extractor, isolator, trainer (services/kit/config/service-addresses.ts).
 EXPOSE 8100 8101 8102 8103 8104 8105
 VOLUME ["/var/lib/kepler-model/models"]
 ENTRYPOINT ["node", "/app/bin/kepler-model.js"]

@@ -16,14 +16,14 @@ await build({
     "fit-worker": "services/trainer/fit-worker.ts",
     "extract-worker": "services/extractor/extract-worker.ts",
     "isolate-worker": "services/isolator/isolate-worker.ts",
-    "worker-runtime": "services/kit/worker-runtime.ts",
+    "worker-runtime": "services/kit/workers/worker-runtime.ts",
   },
   outdir: "dist",
-  // All in dist/ itself: modules find their files and workers beside them (services/kit/asset-url.ts).
+  // All in dist/ itself: modules find their files and workers beside them (services/kit/files/asset-url.ts).
   chunkNames: "chunk-[hash]",
   ...NODE_BUNDLE_OPTIONS,
 });
-copyFileSync("services/kit/worker-bootstrap.js", "dist/worker-bootstrap.js");
+copyFileSync("services/kit/workers/worker-bootstrap.js", "dist/worker-bootstrap.js");
 copyFileSync("services/generated/descriptor-set.binpb", "dist/descriptor-set.binpb");
 copyFileSync("services/mesh/default-data/coremark-2023-09-28.json.gz", "dist/coremark-2023-09-28.json.gz");
 copyFileSync("wasm-core/build/core.wasm", "dist/core.wasm");

@@ -1,7 +1,7 @@
 // The esbuild options every bundle of the command shares (npm run build:cli, and the reference benchmark's
 // bundle beside it). The libraries every command loads are bundled: one file to read and compile instead
 // of a few hundred resolved one by one. Those loaded on demand, by path, or as native code stay in
-// node_modules (pino is bundled too; its pretty transport loads the installed copy, see kit/logger.ts).
+// node_modules (pino is bundled too; its pretty transport loads the installed copy, see kit/observe/logger.ts).
 export const NODE_BUNDLE_OPTIONS = {
   bundle: true,
   splitting: true,

@@ -1,6 +1,6 @@
-import { type ConfigKey, readConfig } from "../services/kit/config-schema.js";
-import { type PeerConnection, clientConnection } from "../services/kit/peer-connection.js";
-import { clientSecurityConfigSchema } from "../services/kit/security-config.js";
+import { type ConfigKey, readConfig } from "../services/kit/config/config-schema.js";
+import { type PeerConnection, clientConnection } from "../services/kit/security/peer-connection.js";
+import { clientSecurityConfigSchema } from "../services/kit/security/security-config.js";
 import type { CommandInput, FlagSpec } from "./command.js";
 
 /** The flags of every command that calls a server: its bearer token and TLS settings. */

@@ -3,10 +3,10 @@
 // the registry never reads a client's path.
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { readConfig } from "../services/kit/config-schema.js";
+import { readConfig } from "../services/kit/config/config-schema.js";
 import { zipFolderTree } from "../services/models/index.js";
 import { openBucket, parseS3Url, s3ConfigSchema, s3SettingsOf, zipBucketFolder } from "../services/object-store/index.js";
-import type { Flags } from "../services/kit/config-schema.js";
+import type { Flags } from "../services/kit/config/config-schema.js";
 import type { FlagSpec } from "./command.js";
 
 /** The S3 settings as command flags (models import s3://..., s3-push). */

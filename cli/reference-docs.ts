@@ -1,8 +1,8 @@
 // The generated parts of the docs: the configuration and command tables in README.md (from the config
 // schemas and the command declarations) and docs/cli.md (from the command declarations), so the docs cannot drift from the code. `npm run docs`
 // rewrites them; cli/reference-docs.test.ts fails when they are stale.
-import type { ConfigKey } from "../services/kit/config-schema.js";
-import { SERVICE_NAMES } from "../services/kit/service-addresses.js";
+import type { ConfigKey } from "../services/kit/config/config-schema.js";
+import { SERVICE_NAMES } from "../services/kit/config/service-addresses.js";
 import { meshConfigSchema } from "../services/mesh/default-models-config.js";
 import { SERVICE_LAUNCHERS } from "../services/mesh/service-launchers.js";
 import type { Command } from "./command.js";

@@ -8,8 +8,8 @@ import { PrometheusResponseStream, parsePrometheusResponse } from "../../service
 import { extract } from "../../services/extractor/domain/extract.js";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { startExtractor } from "../../services/extractor/main.js";
-import { silentLogger } from "../../services/kit/logger.js";
-import { CHUNK_BYTES } from "../../services/kit/message-limits.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { CHUNK_BYTES } from "../../services/kit/transport/message-limits.js";
 import { ExtractorKind, TableLevel } from "../../services/generated/kepler/model/v1/types.js";
 import { counterToRateBaseline } from "../baseline/counter-to-rate.js";
 import { measure, ms, printTable } from "../support/measure.js";

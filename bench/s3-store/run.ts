@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { BucketReplica } from "../../services/registry/domain/bucket-replica.js";
 import { ModelStore } from "../../services/registry/domain/model-store.js";

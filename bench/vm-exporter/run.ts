@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { componentsOf } from "../../services/domain/energy-sources.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { buildTestArchive } from "../../services/registry/testing/model-archives.js";
 import { fileModelProvider } from "../../services/vm-power/exporter-model.js";
 import { readProcCounters } from "../../services/vm-power/proc-counters.js";

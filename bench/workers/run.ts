@@ -9,8 +9,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "../../services/kit/logger.js";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { createDataTable } from "../../services/domain/data-table.js";
 import { inThreadFitter } from "../../services/trainer/domain/fit-components.js";

@@ -13,8 +13,8 @@ import { type ComponentError, evaluatePredictor } from "../../services/estimator
 import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { isolate } from "../../services/isolator/domain/isolate.js";
-import { readConfig } from "../../services/kit/config-schema.js";
-import { modelPathKey } from "../../services/kit/model-path-key.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
+import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
 import type { OutputTypeName } from "../../services/models/index.js";
 import { type Command, UsageError } from "../command.js";

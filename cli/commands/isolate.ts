@@ -15,8 +15,8 @@ import { idleContainerNames } from "../../services/isolator/domain/idle-containe
 import { buildIdleProfiles, type IdleProfile } from "../../services/isolator/domain/idle-profile.js";
 import { ISOLATOR_NAMES, type IsolatorName, isolate } from "../../services/isolator/domain/isolate.js";
 import { createRegistryModelSource } from "../../services/isolator/registry-model-source.js";
-import { readConfig } from "../../services/kit/config-schema.js";
-import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
+import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type Command, UsageError } from "../command.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEstimator } from "../../services/estimator/main.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { readZip } from "../../services/models/index.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { runCli } from "../main.js";

@@ -15,9 +15,9 @@ import {
   OutputType,
   type PrometheusWindow,
 } from "../../services/generated/kepler/model/v1/types.js";
-import { readConfig } from "../../services/kit/config-schema.js";
-import { CHUNK_BYTES } from "../../services/kit/message-limits.js";
-import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
+import { CHUNK_BYTES } from "../../services/kit/transport/message-limits.js";
+import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";

@@ -3,8 +3,8 @@
 // error report, with the numbers `evaluate` prints).
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readConfig } from "../../services/kit/config-schema.js";
-import { modelPathKey } from "../../services/kit/model-path-key.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
+import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { REPORT_FOLDER } from "../../services/models/index.js";
 import { listModelFolders } from "../../services/models/list-model-folders.js";
 import { type Command, UsageError } from "../command.js";

@@ -2,7 +2,7 @@
 // data/ and models/, or a pipeline folder into a shared model store) to any S3-compatible store.
 import { basename, resolve } from "node:path";
 import { stat } from "node:fs/promises";
-import { readConfig } from "../../services/kit/config-schema.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
 import {
   formatS3Url,
   openBucket,

@@ -3,8 +3,8 @@
 // answer), trains GuestOSOnly / GuestOSPerf models per VM size, and publishes them to a registry.
 import { readFile, writeFile } from "node:fs/promises";
 import { assertFeatureGroup, type FeatureGroupName } from "../../services/domain/feature-groups.js";
-import { readConfig } from "../../services/kit/config-schema.js";
-import { peerAddressKey } from "../../services/kit/service-addresses.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
+import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { createRegistryPublisher } from "../../services/trainer/registry-publisher.js";

@@ -1,5 +1,5 @@
 // The typed errors domain code throws. They carry facts, not transport codes; the server kit
-// (services/kit/status-mapping.ts) maps them to gRPC status once for every service.
+// (services/kit/calls/status-mapping.ts) maps them to gRPC status once for every service.
 
 /** The request is wrong whatever the state: `field` is a path like `rows[3].values`. */
 export class InvalidInputError extends Error {

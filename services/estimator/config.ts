@@ -1,7 +1,7 @@
-import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
+import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
 import { DEFAULT_MODEL_CACHE_ENTRIES } from "./domain/model-cache.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/service-addresses.js";
-import { securityConfigSchema } from "../kit/security-config.js";
+import { hostKey, peerAddressKey, portKey } from "../kit/config/service-addresses.js";
+import { securityConfigSchema } from "../kit/security/security-config.js";
 
 const machineSpecKey: ConfigKey<string> = {
   type: "string",

@@ -11,7 +11,7 @@ import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { createRegistryClient } from "../registry/client.js";
 import { readRegistryConfig } from "../registry/config.js";

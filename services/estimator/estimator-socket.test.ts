@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { createRegistryClient } from "../registry/client.js";
 import { readRegistryConfig } from "../registry/config.js";
 import { startRegistry } from "../registry/main.js";

@@ -1,11 +1,11 @@
 // The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
 // one JSON PowerRequest per connection, one response written at once, then the socket is ended.
 // Parsing and encoding live in domain/; this file only moves bytes and applies the limits.
-import { observeSocket } from "../kit/metrics.js";
+import { observeSocket } from "../kit/observe/metrics.js";
 import { lstat, unlink } from "node:fs/promises";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { FailedPreconditionError, InvalidInputError, NotFoundError, UnavailableError } from "../domain/errors.js";
-import type { DomainLogger } from "../kit/logger.js";
+import type { DomainLogger } from "../kit/observe/logger.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
 import { JsonObjectFraming } from "./domain/json-object-framing.js";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";

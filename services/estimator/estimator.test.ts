@@ -7,7 +7,7 @@ import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EstimateRequest } from "../generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
 import { startRegistry } from "../registry/main.js";

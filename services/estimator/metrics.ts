@@ -1,7 +1,7 @@
 // The estimator's own metrics: rows estimated, the model serving each (source, output type), the model
 // cache, and whether the registry is reachable (the kit adds per-RPC and socket request metrics).
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { gauge, tallyCounter } from "../kit/metrics.js";
+import { gauge, tallyCounter } from "../kit/observe/metrics.js";
 import type { EstimateResult } from "./domain/estimate-power.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 

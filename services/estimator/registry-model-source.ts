@@ -8,7 +8,7 @@ import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/kepler/model/v1/model.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import type { PeerClient } from "../kit/grpc-client.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { parseWeightJson, readComponentModels, readZip } from "../models/index.js";
 import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
 import { createComponentPredictor, createWeightPredictor, type Predictor } from "./domain/predictor.js";

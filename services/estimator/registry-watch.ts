@@ -3,8 +3,8 @@
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
-import type { PeerClient } from "../kit/grpc-client.js";
-import type { DomainLogger } from "../kit/logger.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
+import type { DomainLogger } from "../kit/observe/logger.js";
 import type { Estimator } from "./domain/estimate-power.js";
 
 /** A running watch. */

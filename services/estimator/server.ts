@@ -10,9 +10,9 @@ import type {
 } from "../generated/kepler/model/v1/estimator_service.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/direct-methods.js";
-import type { Logger } from "../kit/logger.js";
-import { toServerError } from "../kit/status-mapping.js";
+import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/calls/direct-methods.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { toServerError } from "../kit/calls/status-mapping.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
 import { estimateResponseBytes, estimateStreamAnswerBytes } from "./estimate-bytes.js";
@@ -106,7 +106,7 @@ export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorSer
 }
 
 /**
- * Estimate and EstimateStream served straight on grpc-js (kit/direct-methods.ts): the same answers,
+ * Estimate and EstimateStream served straight on grpc-js (kit/calls/direct-methods.ts): the same answers,
  * written straight to bytes (estimate-bytes.ts).
  */
 export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record<string, DirectMethod> {

@@ -1,8 +1,8 @@
-import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { hostKey, portKey } from "../kit/service-addresses.js";
-import { securityConfigSchema } from "../kit/security-config.js";
+import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
+import { hostKey, portKey } from "../kit/config/service-addresses.js";
+import { securityConfigSchema } from "../kit/security/security-config.js";
 import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
-import { workerThreadsKey } from "../kit/worker-pool.js";
+import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
 export const extractorConfigSchema = {

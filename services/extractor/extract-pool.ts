@@ -1,7 +1,7 @@
 // The extractor's parsing and table building on a pool of worker threads, so a large response does not
 // stall the other RPCs of the process; the response bytes move to the worker without a copy.
-import { createWorkerPool, workerModule } from "../kit/worker-pool.js";
-import { ownedBuffers } from "../kit/worker-tasks.js";
+import { createWorkerPool, workerModule } from "../kit/workers/worker-pool.js";
+import { ownedBuffers } from "../kit/workers/worker-tasks.js";
 import { type ExtractTask, type ExtractTaskResult, runExtractTask } from "./domain/extract-task.js";
 
 export interface ExtractRunner {

@@ -1,8 +1,8 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
-import type { Logger } from "../kit/logger.js";
-import { type WithSecurity, securityOf } from "../kit/security-config.js";
-import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractRunner } from "./extract-pool.js";
 import { createExtractorService } from "./server.js";

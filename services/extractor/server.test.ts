@@ -6,9 +6,9 @@ import { readGoldenCsv, recordedResponseText, relativeError } from "../../test/s
 import type { ExtractOptions, ExtractResponse, ExtractSummary } from "../generated/kepler/model/v1/extractor_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import { ExtractorKind, TableLevel } from "../generated/kepler/model/v1/types.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import { silentLogger } from "../kit/logger.js";
-import { collectChunks } from "../kit/table-codec.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { silentLogger } from "../kit/observe/logger.js";
+import { collectChunks } from "../kit/transport/table-codec.js";
 import { createExtractorClient } from "./client.js";
 import { startExtractor } from "./main.js";
 

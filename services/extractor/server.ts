@@ -6,8 +6,8 @@ import type {
   MetricSummary,
 } from "../generated/kepler/model/v1/extractor_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
-import { CHUNK_BYTES } from "../kit/message-limits.js";
-import { tableToChunks } from "../kit/table-codec.js";
+import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { tableToChunks } from "../kit/transport/table-codec.js";
 import { type ExtractOptions, type ExtractResult, extractInput } from "./domain/extract.js";
 import { type ExtractTask, type ExtractTaskResult, type ResponseInput, runExtractTask } from "./domain/extract-task.js";
 import { readPrometheusWindow, readSavedResponse } from "./domain/read-prometheus-window.js";

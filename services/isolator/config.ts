@@ -1,7 +1,7 @@
-import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/service-addresses.js";
-import { securityConfigSchema } from "../kit/security-config.js";
-import { workerThreadsKey } from "../kit/worker-pool.js";
+import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
+import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/config/service-addresses.js";
+import { securityConfigSchema } from "../kit/security/security-config.js";
+import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
 /** Settings of the isolator service: every key has a type, default, env var, flag and description. */
 export const isolatorConfigSchema = {

@@ -1,7 +1,7 @@
 // The isolator's table work on a pool of worker threads (none, min and profile isolators: pure functions
 // of the table), so a large container table does not stall the other RPCs of the process.
 import type { DataTable } from "../domain/data-table.js";
-import { createWorkerPool, workerModule } from "../kit/worker-pool.js";
+import { createWorkerPool, workerModule } from "../kit/workers/worker-pool.js";
 import { type IsolateOptions, type IsolationResult, isolate } from "./domain/isolate.js";
 
 /** One isolation as it crosses to a worker. */

@@ -1,9 +1,9 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
-import type { Logger } from "../kit/logger.js";
-import { servicePeerConnection } from "../kit/peer-connection.js";
-import { type WithSecurity, securityOf } from "../kit/security-config.js";
-import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { servicePeerConnection } from "../kit/security/peer-connection.js";
+import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type IsolatorConfig, isolatorConfigSchema, readIsolatorConfig } from "./config.js";

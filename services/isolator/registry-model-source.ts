@@ -4,7 +4,7 @@ import type { FeatureGroupName } from "../domain/feature-groups.js";
 import type { ModelMetadata } from "../generated/kepler/model/v1/model.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { createArchivedAbsModel } from "./domain/archived-abs-model.js";
 import type { BackgroundModelSource, BackgroundPowerModel } from "./domain/background-models.js";
 import { callPeer } from "./peer-error.js";

@@ -9,8 +9,8 @@ import type {
 } from "../generated/kepler/model/v1/isolator_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { ProgressEvent } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
-import { collectChunks, tableToChunks } from "../kit/table-codec.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
+import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { assertEnergySource } from "../domain/energy-sources.js";
 import type { BackgroundModelSource } from "./domain/background-models.js";
 import { profilesToJson } from "./domain/idle-profile.js";

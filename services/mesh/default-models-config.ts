@@ -1,6 +1,6 @@
-import type { ConfigKey, ConfigSchema } from "../kit/config-schema.js";
-import { metricsHostKey, metricsPortKey } from "../kit/metrics.js";
-import { otlpEndpointKey } from "../kit/tracing.js";
+import type { ConfigKey, ConfigSchema } from "../kit/config/config-schema.js";
+import { metricsHostKey, metricsPortKey } from "../kit/observe/metrics.js";
+import { otlpEndpointKey } from "../kit/observe/tracing.js";
 
 /** `--default-models` / `--no-default-models`: the embedded default of `npm start`. */
 export const defaultModelsKey: ConfigKey<boolean> = {

@@ -10,9 +10,9 @@ import type { RunPipelineRequest, RunPipelineSummary } from "../generated/kepler
 import { RunPipelineOptions } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { TrainerResult } from "../generated/kepler/model/v1/trainer_service.js";
 import { IsolatorKind, type ProgressEvent } from "../generated/kepler/model/v1/types.js";
-import { assetUrl } from "../kit/asset-url.js";
-import { CHUNK_BYTES } from "../kit/message-limits.js";
-import type { PeerConnection } from "../kit/peer-connection.js";
+import { assetUrl } from "../kit/files/asset-url.js";
+import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import type { PeerConnection } from "../kit/security/peer-connection.js";
 import { createPipelineClient } from "../pipeline/client.js";
 import { createRegistryClient } from "../registry/client.js";
 

@@ -1,7 +1,7 @@
 // The Estimate call `npm start` prints and the README shows: what a Kepler v0.9 collector sends
 // (kepler-collector §1.3), written as grpcurl's `-d` JSON with the proto field names reflection shows.
 
-import type { SecurityConfig } from "../kit/security-config.js";
+import type { SecurityConfig } from "../kit/security/security-config.js";
 
 /** Kepler v0.9's static process feature list, in its order (`GetProcessFeatureNames()`). */
 export const COLLECTOR_FEATURE_NAMES = [

@@ -1,5 +1,5 @@
-import type { ServiceName } from "../kit/service-addresses.js";
-import type { ServiceLauncher } from "../kit/service-launcher.js";
+import type { ServiceName } from "../kit/config/service-addresses.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { estimatorLauncher } from "../estimator/main.js";
 import { extractorLauncher } from "../extractor/main.js";
 import { isolatorLauncher } from "../isolator/main.js";

@@ -1,8 +1,8 @@
-import { readConfig } from "../kit/config-schema.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import { servicePeerConnection } from "../kit/peer-connection.js";
-import { securityConfigSchema } from "../kit/security-config.js";
-import { SERVICE_NAMES, type ServiceName } from "../kit/service-addresses.js";
+import { readConfig } from "../kit/config/config-schema.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { servicePeerConnection } from "../kit/security/peer-connection.js";
+import { securityConfigSchema } from "../kit/security/security-config.js";
+import { SERVICE_NAMES, type ServiceName } from "../kit/config/service-addresses.js";
 import { type DefaultModelsEvent, type DefaultModelsOutcome, ensureDefaultModels } from "./default-models.js";
 import { type MeshHandle, type MeshOptions, startMesh } from "./start-mesh.js";
 

@@ -1,8 +1,8 @@
-import type { Flags } from "../kit/config-schema.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import type { Logger } from "../kit/logger.js";
-import { SERVICE_NAMES, type ServiceName } from "../kit/service-addresses.js";
-import type { ServiceLauncher } from "../kit/service-launcher.js";
+import type { Flags } from "../kit/config/config-schema.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { SERVICE_NAMES, type ServiceName } from "../kit/config/service-addresses.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { SERVICE_LAUNCHERS } from "./service-launchers.js";
 
 export interface MeshOptions {

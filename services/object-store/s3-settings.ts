@@ -1,6 +1,6 @@
 // How every S3 client of the project is configured: one endpoint/region pair from config, credentials from
 // the SDK's standard sources (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile, or an instance role).
-import type { ConfigKey } from "../kit/config-schema.js";
+import type { ConfigKey } from "../kit/config/config-schema.js";
 
 /** Endpoint and region of the S3 API. */
 export interface S3Settings {

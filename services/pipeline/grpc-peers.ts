@@ -9,9 +9,9 @@ import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/reg
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { TrainerServiceDefinition, TrainRequest } from "../generated/kepler/model/v1/trainer_service.js";
 import { ExtractorKind, TableLevel } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
-import { CHUNK_BYTES } from "../kit/message-limits.js";
-import { collectChunks, tableToChunks } from "../kit/table-codec.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
+import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import { callPeer, fromPeerError } from "./peer-error.js";

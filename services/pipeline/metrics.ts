@@ -2,7 +2,7 @@
 // "skipped") and their duration, models trained per outcome, and per stage (each peer call: query,
 // extract, isolate, train, ...) its duration and the rows in and out, per trainer its duration (the kit
 // adds per-RPC metrics, on every service).
-import { counter, histogram } from "../kit/metrics.js";
+import { counter, histogram } from "../kit/observe/metrics.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import type { PipelineRunSummary } from "./domain/run-pipeline.js";
 

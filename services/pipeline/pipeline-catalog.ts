@@ -4,7 +4,7 @@ import { NotFoundError } from "../domain/errors.js";
 import type { NodeType, PipelineInfo } from "../generated/kepler/model/v1/model.js";
 import type { GetPipelineResponse, ListPipelinesResponse } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import type { PeerClient } from "../kit/grpc-client.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
 import type { OnlinePipelines } from "./domain/online-pipelines.js";
 import { callPeer } from "./peer-error.js";
 import { onlineStatusMessage } from "./run-messages.js";

@@ -10,7 +10,7 @@ import type {
   RunPipelineResponse,
 } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import type { PeerClient } from "../kit/grpc-client.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { OnlinePipelineConflictError, type OnlinePipelines } from "./domain/online-pipelines.js";
 import { assertRunOptions } from "./domain/pipeline-options.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";

@@ -1,7 +1,7 @@
-import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config-schema.js";
-import { modelPathKey } from "../kit/model-path-key.js";
-import { hostKey, portKey } from "../kit/service-addresses.js";
-import { securityConfigSchema } from "../kit/security-config.js";
+import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
+import { modelPathKey } from "../kit/config/model-path-key.js";
+import { hostKey, portKey } from "../kit/config/service-addresses.js";
+import { securityConfigSchema } from "../kit/security/security-config.js";
 import { parseS3Url, s3ConfigSchema } from "../object-store/index.js";
 
 const rescanIntervalKey: ConfigKey<number> = {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { recoverGroup } from "./domain/atomic-publish.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { createZip, type ZipEntry } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";

@@ -11,7 +11,7 @@ import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";

@@ -3,9 +3,9 @@
 // is the same domain function as gRPC SelectModel / ListBestModels.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { FailedPreconditionError, InvalidInputError, NotFoundError } from "../domain/errors.js";
-import { BodyTooLargeError, readRequestBody } from "../kit/http-request-body.js";
-import type { Logger } from "../kit/logger.js";
-import { observeHttp } from "../kit/metrics.js";
+import { BodyTooLargeError, readRequestBody } from "../kit/transport/http-request-body.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { observeHttp } from "../kit/observe/metrics.js";
 import type { ModelStore } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import { bestModelsResponseBody, parseBestModelsQuery, parseModelRequest, weightResponseBody } from "./http-model-api.js";

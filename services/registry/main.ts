@@ -1,8 +1,8 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/grpc-server.js";
-import type { Logger } from "../kit/logger.js";
-import { type WithSecurity, securityOf } from "../kit/security-config.js";
-import type { ServiceLauncher } from "../kit/service-launcher.js";
+import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { Logger } from "../kit/observe/logger.js";
+import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { openBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
 import { BucketReplica } from "./domain/bucket-replica.js";

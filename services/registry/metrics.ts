@@ -1,7 +1,7 @@
 // The registry's own metrics: models stored per pipeline, source, output type and feature group (read
 // from the store at scrape time), model events (publish, import, removal) and selection failures by
 // status (the kit adds per-RPC and per-HTTP-route metrics).
-import { counter, gauge } from "../kit/metrics.js";
+import { counter, gauge } from "../kit/observe/metrics.js";
 import type { ModelStore } from "./domain/model-store.js";
 
 const stores = new Set<ModelStore>();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import { NodeTypeMatchKind } from "../generated/kepler/model/v1/model.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/logger.js";
+import { silentLogger } from "../kit/observe/logger.js";
 import { createZip, readZip, zipFolderTree } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";

@@ -1,7 +1,7 @@
 // The trainer's fits on a pool of worker threads: independent trainer x node type fits run in parallel
 // while the main thread keeps answering RPCs. The tables are copied to each worker (all trainers of a node
 // type share them); the predictions come back by transfer.
-import { createWorkerPool, type WorkerPool, workerModule } from "../kit/worker-pool.js";
+import { createWorkerPool, type WorkerPool, workerModule } from "../kit/workers/worker-pool.js";
 import { type ComponentFitter, type FitJob, type FitOutcome, inThreadFitter } from "./domain/fit-components.js";
 
 /** A fitter plus the pool behind it (closed with the server). */

@@ -1,6 +1,6 @@
 // Worker-thread entry of the trainer's fit pool: runs fitComponents on this thread's wasm-core instance.
 // A trainer registered outside the built-ins is imported here on first use (its module registers it).
-import { ownedBuffers, taskHandler } from "../kit/worker-tasks.js";
+import { ownedBuffers, taskHandler } from "../kit/workers/worker-tasks.js";
 import { type FitJob, type FitOutcome, fitComponents } from "./domain/fit-components.js";
 import { findTrainer } from "./domain/trainer-registry.js";
 

@@ -8,9 +8,9 @@ import { goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/f
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import { TrainOptions, type TrainRequest, TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import { silentLogger } from "../kit/logger.js";
-import { tableToChunks } from "../kit/table-codec.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { silentLogger } from "../kit/observe/logger.js";
+import { tableToChunks } from "../kit/transport/table-codec.js";
 import { createRegistryClient } from "../registry/client.js";
 import { readRegistryConfig } from "../registry/config.js";
 import { startRegistry } from "../registry/main.js";

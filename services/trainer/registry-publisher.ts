@@ -5,8 +5,8 @@ import { ClientError, Status } from "nice-grpc";
 import { InvalidInputError, UnavailableError } from "../domain/errors.js";
 import type { PublishModelRequest, RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
-import { CHUNK_BYTES } from "../kit/message-limits.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
+import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
 import { archiveZip, type ModelArchive } from "../models/index.js";
 
 /** A publishModel dependency for trainModels that streams each archive to the registry. */

@@ -13,9 +13,9 @@ import { doubledFeatures, goldenTable, goldenTestTimestamps } from "../../test/f
 import type { DataTable } from "../domain/data-table.js";
 import { TrainOptions, TrainOutcome, type TrainRequest } from "../generated/kepler/model/v1/trainer_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import { silentLogger } from "../kit/logger.js";
-import { tableToChunks } from "../kit/table-codec.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { silentLogger } from "../kit/observe/logger.js";
+import { tableToChunks } from "../kit/transport/table-codec.js";
 import { type ModelFolder, readModelFolder } from "../models/index.js";
 import { readRegistryConfig } from "../registry/config.js";
 import { startRegistry } from "../registry/main.js";

@@ -7,8 +7,8 @@ import { ClientError, Status } from "nice-grpc";
 import { UnavailableError } from "../domain/errors.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
-import type { DomainLogger } from "../kit/logger.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
+import type { DomainLogger } from "../kit/observe/logger.js";
 import {
   type Checkpoint,
   type ModelGroup,

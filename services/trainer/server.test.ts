@@ -12,9 +12,9 @@ import {
   TrainOutcome,
 } from "../generated/kepler/model/v1/trainer_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { ServerHandle } from "../kit/grpc-server.js";
-import { silentLogger } from "../kit/logger.js";
-import { tableToChunks } from "../kit/table-codec.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { silentLogger } from "../kit/observe/logger.js";
+import { tableToChunks } from "../kit/transport/table-codec.js";
 import { readZip } from "../models/index.js";
 import { createTrainerClient } from "./client.js";
 import { readTrainerConfig } from "./config.js";

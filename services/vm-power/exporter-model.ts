@@ -7,7 +7,7 @@ import { componentsOf } from "../domain/energy-sources.js";
 import { createComponentPredictor, type Predictor } from "../estimator/domain/predictor.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/grpc-client.js";
+import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../models/index.js";
 import type { NodeSpec } from "../node-types/index.js";
 

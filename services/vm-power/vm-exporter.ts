@@ -4,7 +4,7 @@
 // of the counter). Exposed with Kepler 0.10's names, `kepler_node_cpu_watts{zone}` and
 // `kepler_node_cpu_joules_total{zone}`, marked `source="model"`.
 import { componentsOf } from "../domain/energy-sources.js";
-import type { DomainLogger } from "../kit/logger.js";
+import type { DomainLogger } from "../kit/observe/logger.js";
 import { accumulateEnergy, createMatrix, matrixToWasm } from "../../wasm-core/src/index.js";
 import type { GuestCounterName, GuestCounterSeries } from "./guest-counters.js";
 import { guestFeatureColumns } from "./guest-features.js";

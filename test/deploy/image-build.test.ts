@@ -18,7 +18,7 @@ import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { REPO_ROOT } from "../support/child-process.js";
 
 const run = promisify(execFile);

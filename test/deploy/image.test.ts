@@ -11,7 +11,7 @@ import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { COMMANDS } from "../../cli/commands/index.js";
-import { DEFAULT_PORTS, SERVICE_NAMES, logFormatKey, logLevelKey } from "../../services/kit/service-addresses.js";
+import { DEFAULT_PORTS, SERVICE_NAMES, logFormatKey, logLevelKey } from "../../services/kit/config/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import {
@@ -100,7 +100,7 @@ describe("Dockerfile", () => {
     }
     for (const output of buildOutputs())
       expect(isIgnored(output), `${output} comes from the builder, not the context`).toBe(true);
-    expect(isIgnored("services/kit/grpc-server.test.ts")).toBe(true);
+    expect(isIgnored("services/kit/transport/grpc-server.test.ts")).toBe(true);
     expect(isIgnored("node_modules/pino/package.json")).toBe(true);
   });
 

@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ServiceName } from "../../services/kit/service-addresses.js";
+import type { ServiceName } from "../../services/kit/config/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import { type DeployRender, KEPLER_SIDECAR_RENDER, renderAll } from "./support/deploy-renders.js";

@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/child-process.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
-import type { SecurityConfig } from "../../services/kit/security-config.js";
+import type { SecurityConfig } from "../../services/kit/security/security-config.js";
 import { findModelContainers } from "./support/model-containers.js";
 import { type K8sObject, parseYamlDocuments, renderKustomization } from "./support/rendered-manifests.js";
 

@@ -16,8 +16,8 @@ import {
   RunPipelineRequest,
   type RunPipelineRequest as RunPipelineRequestMessage,
 } from "../../services/generated/kepler/model/v1/pipeline_service.js";
-import { startGrpcServer } from "../../services/kit/grpc-server.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { startGrpcServer } from "../../services/kit/transport/grpc-server.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createZip } from "../../services/models/zip-writer.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { REPO_ROOT } from "../support/child-process.js";

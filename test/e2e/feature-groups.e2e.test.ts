@@ -16,7 +16,7 @@ import {
 } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
 import { IsolatorKind, OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";

@@ -14,7 +14,7 @@ import { GrpcReflection } from "grpc-js-reflection-client";
 import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
 import { REPO_ROOT } from "../support/child-process.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createIsolatorClient } from "../../services/isolator/client.js";
 import { OnlinePipelines } from "../../services/pipeline/domain/online-pipelines.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliCaptured } from "../support/run-cli.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";

@@ -16,7 +16,7 @@ import { RunPipelineOptions as RunPipelineOptionsMessage } from "../../services/
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
 import type { ProgressEvent } from "../../services/generated/kepler/model/v1/types.js";
 import { IsolatorKind, OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { createIsolatorClient } from "../../services/isolator/client.js";

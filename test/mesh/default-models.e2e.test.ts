@@ -11,8 +11,8 @@ import { createEstimatorClient } from "../../services/estimator/client.js";
 import { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import type { ModelMetadata } from "../../services/generated/kepler/model/v1/model.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/logger.js";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { DEFAULT_PIPELINE_OPTIONS, type DefaultModelsEvent } from "../../services/mesh/default-models.js";
 import {
   COLLECTOR_FEATURE_NAMES,

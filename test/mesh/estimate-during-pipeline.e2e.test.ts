@@ -11,8 +11,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../services/kit/logger.js";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { estimateDuringPipeline } from "../support/estimate-during-pipeline.js";
 

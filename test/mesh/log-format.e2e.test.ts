@@ -2,7 +2,7 @@
 // otherwise. The terminal is a real pseudo-terminal from util-linux `script` (Debian's bsdutils, always there).
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { SERVICE_NAMES } from "../../services/kit/service-addresses.js";
+import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { REPO_ROOT, type RunningChild, spawnNode } from "../support/child-process.js";
 
 const SERVE = [

@@ -3,7 +3,7 @@ import { GrpcReflection } from "grpc-js-reflection-client";
 import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 
 const SERVICES = [

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { startEstimator } from "../../services/estimator/main.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createZip, roundTo2 } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { create, type DescField, type DescMessage, type DescMethod, ScalarType, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDescriptorRegistry } from "../../services/kit/descriptor-registry.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { loadDescriptorRegistry } from "../../services/kit/checks/descriptor-registry.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 
 const RUNS = Number(process.env.KEPLER_MODEL_FUZZ_RUNS ?? 300);

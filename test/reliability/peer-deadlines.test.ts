@@ -12,7 +12,7 @@ import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/logger.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 

@@ -1,6 +1,6 @@
 // `kepler-model serve` prints a grpcurl command; its connection flags follow the servers' TLS settings.
 import { describe, expect, it } from "vitest";
-import { INSECURE } from "../../services/kit/security-config.js";
+import { INSECURE } from "../../services/kit/security/security-config.js";
 import { grpcurlConnectionFlags, grpcurlEstimateCommand } from "../../services/mesh/estimate-example.js";
 
 describe("grpcurl connection flags", () => {

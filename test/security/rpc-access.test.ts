@@ -1,7 +1,7 @@
 // Every RPC the servers host is classified exactly once as open, read or write, so adding an RPC to a
 // .proto without deciding whether it needs a write token fails here.
 import { describe, expect, it } from "vitest";
-import { RPC_ACCESS, rpcAccess } from "../../services/kit/rpc-access.js";
+import { RPC_ACCESS, rpcAccess } from "../../services/kit/security/rpc-access.js";
 import { hostedRpcs } from "./rpc-definitions.js";
 
 describe("the RPC access table", () => {
@@ -12,7 +12,7 @@ describe("the RPC access table", () => {
     expect(paths.length).toBeGreaterThanOrEqual(33);
     expect(
       paths.filter((path) => !(path in RPC_ACCESS)),
-      "unclassified RPCs: add them to services/kit/rpc-access.ts",
+      "unclassified RPCs: add them to services/kit/security/rpc-access.ts",
     ).toEqual([]);
     expect(
       Object.keys(RPC_ACCESS).filter((path) => !paths.includes(path)),

@@ -10,11 +10,11 @@ import { connect as tlsConnect } from "node:tls";
 import { ClientError, Status } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPeerClient } from "../../services/kit/grpc-client.js";
-import { type ServerHandle, startGrpcServer } from "../../services/kit/grpc-server.js";
-import { silentLogger } from "../../services/kit/logger.js";
-import { clientConnection } from "../../services/kit/peer-connection.js";
-import { INSECURE, type SecurityConfig } from "../../services/kit/security-config.js";
+import { createPeerClient } from "../../services/kit/transport/grpc-client.js";
+import { type ServerHandle, startGrpcServer } from "../../services/kit/transport/grpc-server.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { clientConnection } from "../../services/kit/security/peer-connection.js";
+import { INSECURE, type SecurityConfig } from "../../services/kit/security/security-config.js";
 import { createCa, issueCertificate } from "./test-certificates.js";
 
 const folder = mkdtempSync(join(tmpdir(), "shared-port-security-"));

@@ -14,7 +14,7 @@ import {
   type RunPipelineSummary,
 } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { IsolatorKind } from "../../services/generated/kepler/model/v1/types.js";
-import { CHUNK_BYTES } from "../../services/kit/message-limits.js";
+import { CHUNK_BYTES } from "../../services/kit/transport/message-limits.js";
 import type { MeshHandle } from "../../services/mesh/start-mesh.js";
 import { DEFAULT_DATASET_PATH } from "../../services/mesh/default-models.js";
 import { EXAMPLE_ESTIMATE_REQUEST } from "../../services/mesh/estimate-example.js";

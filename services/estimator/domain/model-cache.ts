@@ -5,7 +5,7 @@
 // front and at most one reload per cached entry that is used again, however many entries are cached
 // (it used to reload every cached query at once: 20,000 queries, 60,003 registry calls, 65 s).
 import { FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
-import type { DomainLogger } from "../../kit/logger.js";
+import type { DomainLogger } from "../../kit/observe/logger.js";
 import { cacheEvents } from "../metrics.js";
 import { type LoadedModel, type ModelQuery, type ModelSource, queryKey, sameQuery } from "./loaded-model.js";
 

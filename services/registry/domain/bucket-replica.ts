@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
-import type { DomainLogger } from "../../kit/logger.js";
+import type { DomainLogger } from "../../kit/observe/logger.js";
 import type { ModelLocation, OutputTypeName } from "../../models/index.js";
 import type { ObjectBucket, ObjectEntry } from "../../object-store/index.js";
 import type { ModelFiles } from "./atomic-publish.js";

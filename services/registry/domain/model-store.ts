@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { dirname, join } from "node:path";
 import { ENERGY_SOURCE_COMPONENTS, assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
-import type { DomainLogger } from "../../kit/logger.js";
+import type { DomainLogger } from "../../kit/observe/logger.js";
 import {
   assertPathSegment,
   DEFAULT_ZIP_LIMITS,

@@ -3,7 +3,7 @@
 import { componentsOf, type EnergySource } from "../../domain/energy-sources.js";
 import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../../kit/grpc-client.js";
+import type { PeerClient } from "../../kit/transport/grpc-client.js";
 import {
   type ComponentModelFile,
   createLinearWeights,

@@ -6,7 +6,7 @@
 import { recordedResponseText } from "../../../test/support/extractor-fixtures.js";
 import { RunPipelineOptions } from "../../generated/kepler/model/v1/pipeline_service.js";
 import { IsolatorKind } from "../../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../kit/logger.js";
+import { silentLogger } from "../../kit/observe/logger.js";
 import { startMesh } from "../../mesh/start-mesh.js";
 import { createPipelineClient } from "../../pipeline/client.js";
 

@@ -1,6 +1,6 @@
 import { parseFlags } from "../../../cli/parse-flags.js";
 import { COMMANDS } from "../../../cli/commands/index.js";
-import { SERVICE_NAMES, type ServiceName } from "../../../services/kit/service-addresses.js";
+import { SERVICE_NAMES, type ServiceName } from "../../../services/kit/config/service-addresses.js";
 import { type Json, type K8sObject, describeObject } from "./rendered-manifests.js";
 
 /** The image name the manifests use for our container (retagged by each overlay's `images`). */

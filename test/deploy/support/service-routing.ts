@@ -1,4 +1,4 @@
-import type { ServiceName } from "../../../services/kit/service-addresses.js";
+import type { ServiceName } from "../../../services/kit/config/service-addresses.js";
 import type { ModelContainer } from "./model-containers.js";
 import type { Json, K8sObject } from "./rendered-manifests.js";
 import { selectorMatches } from "./network-policy.js";

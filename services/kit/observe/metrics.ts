@@ -1,0 +1,244 @@
+// Prometheus metrics (prom-client): one registry per process, so the all-in-one process exposes the six
+// services on one /metrics endpoint, each series labelled with its service. Names follow Prometheus
+// conventions: `kepler_model_` prefix, `_total` counters, base units (`_seconds`). The kit measures every
+// RPC (middleware), HTTP route and socket request; services add their own metrics from here.
+import { createServer, type Server } from "node:http";
+import { isAbortError } from "abort-controller-x";
+import { type CallContext, ServerError, type ServerMiddlewareCall, Status } from "nice-grpc";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ConfigKey } from "../config/config-schema.js";
+
+/** The process's metrics registry. */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+// prom-client names three gauges `_total`, which `promtool check metrics` rejects (only counters may end
+// so); their `nodejs_active_*` siblings without the suffix stay.
+for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+  metricsRegistry.removeSingleMetric(name);
+
+// Latency buckets from 0.5 ms (an Estimate of one row) to 60 s (a training call).
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** A counter registered on the process registry. */
+export function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [metricsRegistry] });
+}
+
+/**
+ * A counter for a hot path: `bind(labels)` returns an adder for one label set that only adds to a
+ * number; the sums reach the counter when it is scraped (prom-client hashes the labels on every inc,
+ * which costs more than a small estimate).
+ */
+export function tallyCounter<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): { bind(labels: Record<L, string>): (value?: number) => void } {
+  const tallies: Array<{ labels: Record<L, string>; pending: number }> = [];
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [metricsRegistry],
+    collect(this: Counter<L>) {
+      for (const tally of tallies) {
+        if (tally.pending === 0) continue;
+        this.inc(tally.labels, tally.pending);
+        tally.pending = 0;
+      }
+    },
+  });
+  return {
+    bind(labels) {
+      const tally = { labels, pending: 0 };
+      tallies.push(tally);
+      return (value = 1) => {
+        tally.pending += value;
+      };
+    },
+  };
+}
+
+/** A gauge registered on the process registry; `collect` refreshes it at scrape time. */
+export function gauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  collect?: (this: Gauge<L>) => void,
+): Gauge<L> {
+  return new Gauge({ name, help, labelNames, registers: [metricsRegistry], ...(collect ? { collect } : {}) });
+}
+
+/** A latency histogram (seconds) registered on the process registry. */
+export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [metricsRegistry] });
+}
+
+const rpcRequests = counter("kepler_model_rpc_requests_total", "gRPC calls by service, method and status code.", [
+  "service",
+  "method",
+  "code",
+]);
+const rpcDuration = histogram("kepler_model_rpc_duration_seconds", "gRPC call latency in seconds.", ["service", "method"]);
+const rpcInFlight = gauge("kepler_model_rpc_in_flight", "gRPC calls being served.", ["service", "method"]);
+
+const httpRequests = counter("kepler_model_http_requests_total", "HTTP requests by service, route and status.", [
+  "service",
+  "route",
+  "status",
+]);
+const httpDuration = histogram("kepler_model_http_duration_seconds", "HTTP request latency in seconds.", ["service", "route"]);
+
+const socketRequests = counter("kepler_model_socket_requests_total", "Unix-socket requests by service and outcome.", [
+  "service",
+  "outcome",
+]);
+const socketDuration = histogram("kepler_model_socket_duration_seconds", "Unix-socket request latency in seconds.", ["service"]);
+
+/** Counts and times one unix-socket request (outcome: ok, refused for bad input or no model, error). */
+export function observeSocket(service: string, outcome: "ok" | "refused" | "error", seconds: number): void {
+  socketRequests.inc({ service, outcome });
+  socketDuration.observe({ service }, seconds);
+}
+
+/** Counts and times one HTTP request once it is answered. */
+export function observeHttp(service: string, route: string, status: number, seconds: number): void {
+  httpRequests.inc({ service, route, status: String(status) });
+  httpDuration.observe({ service, route }, seconds);
+}
+
+function statusOf(error: unknown): string {
+  if (error instanceof ServerError) return Status[error.code] ?? "UNKNOWN";
+  if (isAbortError(error)) return "CANCELLED";
+  return "UNKNOWN";
+}
+
+let measuringCalls = true;
+
+/** Turns the per-call measuring of servers started from now on off (`--metrics-port -1`) or on. */
+export function setCallMetrics(enabled: boolean): void {
+  measuringCalls = enabled;
+}
+
+/** Whether servers started now measure their calls. */
+export function callMetricsEnabled(): boolean {
+  return measuringCalls;
+}
+
+/** One measured call, ended once: answered OK, or failed with an error (its status code is counted). */
+export interface MeasuredCall {
+  ok(): void;
+  failed(error: unknown): void;
+}
+
+/**
+ * Measures the calls of one service: requests by status code, latency and in-flight. Label children
+ * are bound once per method, so a call costs two map lookups and no allocation beyond its timing.
+ */
+export function createRpcMeter(service: string): (method: string) => MeasuredCall {
+  interface Bound {
+    inFlight: ReturnType<typeof rpcInFlight.labels>;
+    duration: ReturnType<typeof rpcDuration.labels>;
+    ok: ReturnType<typeof rpcRequests.labels>;
+  }
+  const bound = new Map<string, Bound>();
+  return (method) => {
+    let children = bound.get(method);
+    if (children === undefined) {
+      children = {
+        inFlight: rpcInFlight.labels(service, method),
+        duration: rpcDuration.labels(service, method),
+        ok: rpcRequests.labels(service, method, "OK"),
+      };
+      bound.set(method, children);
+    }
+    const measured = children;
+    const started = performance.now();
+    measured.inFlight.inc();
+    const end = () => {
+      measured.inFlight.dec();
+      measured.duration.observe((performance.now() - started) / 1000);
+    };
+    return {
+      ok() {
+        measured.ok.inc();
+        end();
+      },
+      failed(error) {
+        rpcRequests.labels(service, method, statusOf(error)).inc();
+        end();
+      },
+    };
+  };
+}
+
+/** Server middleware measuring every call with a meter (createRpcMeter) around nice-grpc's call chain. */
+export function createRpcMetricsMiddleware(meter: (method: string) => MeasuredCall) {
+  return async function* rpcMetrics<Request, Response>(
+    call: ServerMiddlewareCall<Request, Response>,
+    context: CallContext,
+  ): AsyncGenerator<Response, Response | void, undefined> {
+    const measured = meter(call.method.path);
+    try {
+      const result = yield* call.next(call.request, context);
+      measured.ok();
+      return result;
+    } catch (error) {
+      measured.failed(error);
+      throw error;
+    }
+  };
+}
+
+/** `--metrics-host`: where the /metrics endpoint listens. */
+export const metricsHostKey: ConfigKey<string> = {
+  type: "string",
+  default: "127.0.0.1",
+  env: "KEPLER_MODEL_METRICS_HOST",
+  flag: "metrics-host",
+  description: "Host the Prometheus /metrics endpoint of the process listens on (0.0.0.0 in a container).",
+};
+
+/** `--metrics-port`: the /metrics endpoint's port. */
+export const metricsPortKey: ConfigKey<number> = {
+  type: "integer",
+  default: 8106,
+  env: "KEPLER_MODEL_METRICS_PORT",
+  flag: "metrics-port",
+  description:
+    "Port of the process's Prometheus /metrics endpoint (one for all services the process runs); 0 picks a free port, -1 turns metrics off (no endpoint, no per-call measuring).",
+  check: (value) =>
+    Number.isInteger(value) && (value as number) >= -1 && (value as number) <= 65535
+      ? undefined
+      : `expected a port 0-65535 or -1, got ${value}`,
+};
+
+/** A running /metrics endpoint. */
+export interface MetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Serves the process registry as Prometheus text on GET /metrics. */
+export async function startMetricsServer(host: string, port: number): Promise<MetricsServer> {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
+      response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("the endpoint is GET /metrics");
+      return;
+    }
+    metricsRegistry.metrics().then(
+      (text) => response.writeHead(200, { "Content-Type": metricsRegistry.contentType }).end(text),
+      (error: unknown) => response.writeHead(500, { "Content-Type": "text/plain" }).end(String(error)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address !== null ? address.port : port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,187 @@
+// OpenTelemetry tracing, off by default. When an OTLP endpoint is configured (or a test passes an
+// exporter), every gRPC call a server answers is a span; its context travels to peers in the
+// `traceparent` metadata (W3C trace context), so one RunPipeline is one trace across pipeline,
+// extractor, isolator, trainer and registry, and one Estimate one trace across estimator and registry.
+// Logs of a traced call carry its trace id.
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  type Context,
+  type ContextManager,
+  context as otelContext,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import type { BasicTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  type CallContext,
+  type ClientMiddlewareCall,
+  type CallOptions,
+  Metadata,
+  ServerError,
+  type ServerMiddlewareCall,
+  Status,
+} from "nice-grpc";
+import type { ConfigKey } from "../config/config-schema.js";
+
+/** `--otlp-endpoint`: where spans go; empty (the default) turns tracing off. */
+export const otlpEndpointKey: ConfigKey<string> = {
+  type: "string",
+  default: "",
+  env: "KEPLER_MODEL_OTLP_ENDPOINT",
+  flag: "otlp-endpoint",
+  description:
+    "OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces: every gRPC call becomes a span, one trace per RunPipeline or Estimate across the services; empty (default) turns tracing off (OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces is used when set).",
+};
+
+// The active context per async call chain (what @opentelemetry/context-async-hooks does, in a few lines).
+class CallContextManager implements ContextManager {
+  private readonly storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    return this.storage.run(context, () => fn.apply(thisArg, args));
+  }
+  bind<T>(context: Context, target: T): T {
+    if (typeof target !== "function") return target;
+    const run = (...args: unknown[]) => this.storage.run(context, () => (target as (...a: unknown[]) => unknown)(...args));
+    return run as T;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.storage.disable();
+    return this;
+  }
+}
+
+let tracing: { provider: BasicTracerProvider } | undefined;
+
+/** Whether servers and clients created now trace their calls. */
+export function tracingEnabled(): boolean {
+  return tracing !== undefined;
+}
+
+/**
+ * Turns tracing on for this process: spans go to `exporter` (tests) or to the OTLP/HTTP `endpoint`.
+ * Servers and peer clients created afterwards trace; returns the shutdown that flushes and turns it off.
+ */
+export async function startTracing(options: {
+  endpoint?: string;
+  exporter?: SpanExporter;
+  serviceName?: string;
+}): Promise<() => Promise<void>> {
+  if (tracing !== undefined) throw new Error("tracing is already on");
+  // The SDK (~1.5 MB of modules) loads only when tracing is turned on, so a process without it starts faster.
+  const [{ W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk] = await Promise.all([
+    import("@opentelemetry/core"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace-base"),
+  ]);
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = sdk;
+  if (tracing !== undefined) throw new Error("tracing is already on");
+  const exporter = options.exporter ?? new OTLPTraceExporter({ url: options.endpoint });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": options.serviceName ?? "kepler-model" }),
+    spanProcessors: [options.exporter === undefined ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter)],
+  });
+  trace.setGlobalTracerProvider(provider);
+  otelContext.setGlobalContextManager(new CallContextManager());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  tracing = { provider };
+  return async () => {
+    tracing = undefined;
+    await provider.shutdown();
+    trace.disable();
+    otelContext.disable();
+    propagation.disable();
+  };
+}
+
+/** The OTLP endpoint from the config key, else OTEL_EXPORTER_OTLP_ENDPOINT's traces path; "" for none. */
+export function otlpTracesEndpoint(configured: string, env: NodeJS.ProcessEnv): string {
+  if (configured !== "") return configured;
+  const base =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, "")}/v1/traces` : "");
+  return base;
+}
+
+/** The trace id of the active span, for log lines; undefined when not traced. */
+export function activeTraceId(): string | undefined {
+  return trace.getSpan(otelContext.active())?.spanContext().traceId;
+}
+
+const metadataGetter = {
+  keys: (carrier: Metadata) => [...carrier].map(([key]) => key),
+  get: (carrier: Metadata, key: string) => carrier.get(key) as string | undefined,
+};
+
+/**
+ * Server middleware: one SERVER span per call, child of the caller's span when the call carries a
+ * `traceparent`. The handler (and every peer call it makes) runs with that span active.
+ */
+export function createTracingMiddleware(service: string) {
+  const tracer = trace.getTracer("kepler-model");
+  return async function* traced<Request, Response>(
+    call: ServerMiddlewareCall<Request, Response>,
+    context: CallContext,
+  ): AsyncGenerator<Response, Response | void, undefined> {
+    const parent = propagation.extract(ROOT_CONTEXT, context.metadata, metadataGetter);
+    const span: Span = tracer.startSpan(
+      call.method.path,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { "rpc.system": "grpc", "rpc.method": call.method.path, "kepler_model.service": service },
+      },
+      parent,
+    );
+    const active = trace.setSpan(parent, span);
+    // Each step of the handler runs inside the span's context, so the promises it creates keep it.
+    const steps = otelContext.with(active, () => call.next(call.request, context));
+    let done = false;
+    try {
+      let step = await otelContext.with(active, () => steps.next());
+      while (step.done !== true) {
+        yield step.value;
+        step = await otelContext.with(active, () => steps.next());
+      }
+      done = true;
+      return step.value;
+    } catch (error) {
+      const code = error instanceof ServerError ? error.code : Status.UNKNOWN;
+      span.setAttribute("rpc.grpc.status_code", code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      done = true;
+      throw error;
+    } finally {
+      if (!done) await steps.return(undefined as never);
+      span.end();
+    }
+  };
+}
+
+/** Client middleware: sends the active span's context as `traceparent` metadata. */
+export function tracePropagationMiddleware() {
+  return async function* propagate<Request, Response>(
+    call: ClientMiddlewareCall<Request, Response>,
+    options: CallOptions,
+  ): AsyncGenerator<Response, Response | void, undefined> {
+    if (tracing === undefined || trace.getSpan(otelContext.active()) === undefined)
+      return yield* call.next(call.request, options);
+    const metadata = Metadata(options.metadata);
+    propagation.inject(otelContext.active(), metadata, { set: (carrier, key, value) => carrier.set(key, value) });
+    return yield* call.next(call.request, { ...options, metadata });
+  };
+}

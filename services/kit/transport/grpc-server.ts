@@ -1,0 +1,258 @@
+import type * as grpc from "@grpc/grpc-js";
+import { type CompatServiceDefinition, createServer } from "nice-grpc";
+import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
+import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "../security/auth-middleware.js";
+import { createCallMiddleware } from "../calls/call-middleware.js";
+import { callMetricsEnabled, createRpcMeter, createRpcMetricsMiddleware } from "../observe/metrics.js";
+import { type DirectCallKit, type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "../calls/direct-methods.js";
+import { createTracingMiddleware, tracingEnabled } from "../observe/tracing.js";
+import { REQUEST_SHAPES } from "../../generated/request-shapes.js";
+import type { Logger } from "../observe/logger.js";
+import { withTolerantDecoding } from "../checks/malformed-request.js";
+import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
+import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
+import { INSECURE, type SecurityConfig } from "../security/security-config.js";
+import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "../security/tls-credentials.js";
+import { serveInProcess } from "../calls/in-process-calls.js";
+import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
+import { DEFAULT_PEER_HEALTH_INTERVAL_MS, type RequiredPeer, watchPeerHealth } from "./peer-health.js";
+import { addReflection } from "./reflection.js";
+import { compileRequestBounds } from "../checks/request-bounds.js";
+import { compileWireBounds } from "../checks/wire-bounds.js";
+
+/** A service to host: a generated ts-proto definition and its implementation. */
+export interface HostedService {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- implementations are checked where they are written.
+  definition: CompatServiceDefinition & { fullName: string } & Record<string, any>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above.
+  implementation: any;
+  /**
+   * Hot methods served straight on grpc-js (direct-methods.ts), by the definition's method key (e.g.
+   * "estimate"); the implementation's method of the same name serves them when tracing is on.
+   */
+  direct?: Readonly<Record<string, DirectMethod>>;
+}
+
+export interface GrpcServerOptions {
+  /** Short name for logs, e.g. "estimator". */
+  serviceName: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  logger: Logger;
+  services: HostedService[];
+  limits?: MessageLimits;
+  /** Bearer tokens and TLS (the shared security keys of every service); default: open, plaintext. */
+  security?: SecurityConfig;
+  /** How often TLS files are checked for rotation (default TLS_RELOAD_MS); tests shorten it. */
+  tlsReloadMs?: number;
+  /** How long shutdown waits for in-flight calls before cancelling them. */
+  shutdownGraceMs?: number;
+  /** Health status at start (default true: SERVING); change it later with the handle's setServing. */
+  serving?: boolean;
+  /** Also serve HTTP/1.1 on the same port (connections are routed by their first bytes). */
+  http?: SharedPortHttpOptions;
+  /**
+   * Peers this service cannot work without: while one does not answer health, this service's own
+   * service statuses (readiness) are NOT_SERVING; "" (liveness) stays SERVING, the process is fine.
+   */
+  requiredPeers?: readonly RequiredPeer[];
+  /** Time between peer checks; DEFAULT_PEER_HEALTH_INTERVAL_MS when omitted, 0 turns them off. */
+  peerHealthIntervalMs?: number;
+}
+
+/** A running server: the bound port and a graceful close. */
+export interface ServerHandle {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  /** Stops accepting calls, lets in-flight calls finish (up to the grace period), then resolves. */
+  close(): Promise<void>;
+}
+
+/** A server started by startGrpcServer: also sets its grpc.health.v1 status (for "" and each service). */
+export interface GrpcServerHandle extends ServerHandle {
+  /** SERVING or NOT_SERVING, e.g. while a service cannot do its work; ignored once closing. */
+  setServing(serving: boolean): void;
+}
+
+/**
+ * Starts a gRPC server with our services, grpc.health.v1 (SERVING for each service and for "" unless
+ * options.serving is false or a required peer does not answer), reflection v1 + v1alpha, explicit message
+ * limits, request field bounds, error mapping and per-call logging; with the security keys set,
+ * bearer-token checks (before any other work) and TLS or mTLS.
+ */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
+  const logger = options.logger.child({ service: options.serviceName });
+  const security = options.security ?? INSECURE;
+  const auth = authPolicy(security, logger);
+  const tlsSettings = serverTlsSettings(security);
+  const tlsFiles =
+    tlsSettings &&
+    new ServerTlsFiles(
+      tlsSettings,
+      (error) => logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
+      options.tlsReloadMs,
+    );
+  const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
+  // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
+  // its request is looked at.
+  const meter = callMetricsEnabled() ? createRpcMeter(options.serviceName) : undefined;
+  const measured = meter !== undefined ? server.with(createRpcMetricsMiddleware(meter)) : server;
+  const traced = tracingEnabled() ? measured.with(createTracingMiddleware(options.serviceName)) : measured;
+  const guarded = auth === undefined ? traced : traced.with(createAuthMiddleware(auth, logger));
+  const names = options.services.map(({ definition }) => definition.fullName);
+  const requestBounds = compileRequestBounds(REQUEST_SHAPES, names);
+  const withCalls = guarded.with(createCallMiddleware(logger, requestBounds));
+  const wireBounds = compileWireBounds(REQUEST_SHAPES, names);
+  // Direct methods bypass the middleware chain, so not with tracing (its spans live in the chain).
+  const directKit: DirectCallKit = { logger, auth, checks: requestBounds, meter };
+  const direct: Array<{ fullName: string; definition: DirectMethodDefinition; method: DirectMethod }> = [];
+  for (const { definition, implementation, direct: directMethods } of options.services) {
+    const tolerant = withTolerantDecoding(definition, wireBounds);
+    const served = tracingEnabled() ? {} : (directMethods ?? {});
+    for (const [key, method] of Object.entries(served)) {
+      direct.push({ fullName: definition.fullName, definition: tolerant.methods[key], method });
+    }
+    const rest = withoutMethods(tolerant, Object.keys(served));
+    // grpc-js refuses a service without methods: one served wholly direct is registered only there.
+    if (Object.keys(rest.methods).length > 0) withCalls.add(rest, implementation);
+  }
+  let grpcServer: grpc.Server | undefined;
+  const registerDirect = (server: grpc.Server) => {
+    grpcServer = server;
+    for (const entry of direct) registerDirectMethod(server, entry.fullName, entry.definition, entry.method, directKit);
+  };
+  const health = HealthState();
+  guarded.add(HealthDefinition, HealthServiceImpl(health));
+  addReflection(guarded, names);
+
+  let shared: SharedPortListener | undefined;
+  let port: number;
+  if (options.http === undefined) {
+    port = await listenWith(server, `${options.host}:${options.port}`, serverCredentials(tlsFiles), registerDirect);
+  } else {
+    // grpc-js binds nothing; the front socket owns the port (and terminates TLS) and injects gRPC connections.
+    const { injector } = await listenWithoutBinding(server, registerDirect);
+    try {
+      shared = await listenSharedPort({
+        host: options.host,
+        port: options.port,
+        injector,
+        http: auth === undefined ? options.http : { ...options.http, handler: guardHttp(auth, options.http.handler, logger) },
+        tls: tlsFiles,
+        logger,
+      });
+    } catch (error) {
+      server.forceShutdown();
+      throw error;
+    }
+    port = shared.port;
+  }
+  // Plaintext servers also take this process's peer calls directly (in-process-calls.ts).
+  const inProcess =
+    tlsFiles === undefined && grpcServer !== undefined ? serveInProcess(options.host, port, grpcServer) : undefined;
+
+  // Readiness of the hosted services: the owner's verdict (setServing) and every required peer answering.
+  // "" is liveness: SERVING while the process runs, so an orchestrator does not restart it for a peer's outage.
+  let closing: Promise<void> | undefined;
+  let ownServing = options.serving ?? true;
+  let peersHealthy = true;
+  const applyHealth = () => {
+    if (closing !== undefined) return;
+    health.setStatus("healthy", "");
+    for (const name of names) health.setStatus(ownServing && peersHealthy ? "healthy" : "unhealthy", name);
+  };
+  const setServing = (serving: boolean) => {
+    ownServing = serving;
+    applyHealth();
+  };
+  applyHealth();
+  const peerIntervalMs = options.peerHealthIntervalMs ?? DEFAULT_PEER_HEALTH_INTERVAL_MS;
+  const peerWatch =
+    (options.requiredPeers ?? []).length > 0 && peerIntervalMs > 0
+      ? watchPeerHealth(options.requiredPeers ?? [], {
+          intervalMs: peerIntervalMs,
+          logger,
+          onChange: (unhealthy) => {
+            peersHealthy = unhealthy.length === 0;
+            applyHealth();
+          },
+        })
+      : undefined;
+  const address = `${options.host}:${port}`;
+  logger.info(
+    {
+      address,
+      services: names,
+      http: options.http !== undefined,
+      tls: tlsFiles === undefined ? "off" : tlsFiles.requireClientCertificate ? "mtls" : "tls",
+      auth: auth === undefined ? "off" : auth.authReads ? "reads and writes" : "writes",
+      tokens: auth?.tokens().tokens.map((token) => `${token.name}:${token.role}`),
+    },
+    "listening",
+  );
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      peerWatch?.stop();
+      inProcess?.stop();
+      for (const name of ["", ...names]) health.setStatus("unhealthy", name);
+      const graceMs = options.shutdownGraceMs ?? 10_000;
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logger.warn({ graceMs }, "in-flight calls still running after the grace period; cancelling them");
+          server.forceShutdown();
+          inProcess?.cancelAll();
+          resolve();
+        }, graceMs);
+      });
+      const finished = Promise.all([server.shutdown(), inProcess?.drained()]);
+      await Promise.all([Promise.race([finished, forced]), shared?.close(graceMs)]);
+      clearTimeout(timer);
+      tlsFiles?.close();
+      logger.info({ address }, "stopped");
+    })();
+    return closing;
+  };
+  return { name: options.serviceName, address, port, close, setServing };
+}
+
+// The definition without the given methods (served directly instead).
+function withoutMethods<D extends HostedService["definition"]>(definition: D, keys: readonly string[]): D {
+  if (keys.length === 0) return definition;
+  const methods = { ...definition.methods };
+  for (const key of keys) delete methods[key];
+  return { ...definition, methods };
+}
+
+// The HTTP routes sharing a port only read (the registry's POST /model selects a model), so they need a
+// token only with --auth-reads, as the gRPC reads do.
+function guardHttp(
+  policy: AuthPolicy,
+  handler: SharedPortHttpOptions["handler"],
+  logger: Logger,
+): SharedPortHttpOptions["handler"] {
+  return (request, response) => {
+    try {
+      authorize(
+        policy,
+        "read",
+        `${request.method ?? "GET"} ${(request.url ?? "/").split("?")[0]}`,
+        request.headers.authorization,
+      );
+    } catch (error) {
+      if (!(error instanceof AccessDenied)) throw error;
+      logger.warn({ reason: error.reason, caller: error.caller, url: request.url }, "HTTP request refused");
+      const status = error.kind === "unauthenticated" ? 401 : 403;
+      response.writeHead(status, {
+        "Content-Type": "text/plain; charset=utf-8",
+        ...(status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
+      });
+      response.end(error.message);
+      return;
+    }
+    handler(request, response);
+  };
+}
