@@ -36,3 +36,4 @@ export { fitGradientBoosting } from "./gradient-boosting";
 export { fitHistogramBoosting } from "./histogram-boosting";
 export { fitSvr, predictSvr } from "./svr";
 export { decodeSamples } from "./json-samples";
+export { sortedAbsResiduals, conformalHalfWidth, intervalBounds, countCovered } from "./intervals";

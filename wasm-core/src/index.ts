@@ -52,6 +52,7 @@ export {
 } from "./matrix.js";
 export { applyScale, applyScaleInWasm, applyScaleResident, fitMaxAbsScale } from "./scaling.js";
 export { maxAbsoluteError, meanAbsoluteError, meanAbsolutePercentageError, residuals } from "./metrics.js";
+export { conformalHalfWidth, countCovered, predictionBounds, sortedAbsoluteResiduals } from "./intervals.js";
 export { permutation } from "./random.js";
 export {
   type FitLinearOptions,

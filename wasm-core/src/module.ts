@@ -92,6 +92,10 @@ export interface CoreExports {
   residuals(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   maxAbsoluteError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
   meanAbsolutePercentageError(yPtr: number, pPtr: number, n: number, outPtr: number): number;
+  sortedAbsResiduals(yPtr: number, pPtr: number, n: number, outPtr: number): number;
+  conformalHalfWidth(sortedPtr: number, n: number, level: number, outPtr: number): number;
+  intervalBounds(pPtr: number, n: number, halfWidth: number, lowerPtr: number, upperPtr: number): number;
+  countCovered(yPtr: number, lowerPtr: number, upperPtr: number, n: number): number;
   permutation(n: number, seed: number, outPtr: number): number;
   fitLinear(xPtr: number, rows: number, p: number, yPtr: number, design: number, positive: number, outPtr: number): number;
   predictLinear(
