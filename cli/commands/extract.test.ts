@@ -1,4 +1,5 @@
 // `kepler-model extract` on the recorded coremark response, against the reference's CSV.
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,6 +71,22 @@ describe("kepler-model extract", () => {
     const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
     expect(lines[0]).toBe("timestamp,id,bpf_cpu_time_ms,bpf_page_cache_hit,platform_power,node_type");
     expect(lines).toHaveLength(211 + 1);
+  });
+
+  // The CSV is streamed to the file; this digest is of the text the whole-string writer (commit 018a2fe)
+  // wrote for the same table, so streaming changed no byte.
+  it("streams coremark's container-level table byte-identical to the whole-string writer's", async () => {
+    const out = join(folder, "containers.csv");
+    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
+    const args = ["--source", "rapl-sysfs", "--feature-group", "CounterOnly", "--level", "container", "--out", out];
+    const result = await run(["extract", "--input", input, ...args]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain(`wrote ${out}: 4342 rows of 62 containers`);
+    const csv = await readFile(out);
+    expect(csv.byteLength).toBe(928_402);
+    expect(createHash("sha256").update(csv).digest("hex")).toBe(
+      "f5f3a82196fee363a98c72140aa53b2dcadaae7a2b3d4c590a38c36354a3b94f",
+    );
   });
 
   it("exits 2 with usage for a missing flag and 1 naming the field for an unknown group", async () => {

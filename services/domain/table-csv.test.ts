@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { formatPythonFloat, tableToCsv } from "./table-csv.js";
+import type { DataTable } from "./data-table.js";
+import { formatPythonFloat, tableCsvChunks, tableToCsv } from "./table-csv.js";
 
 describe("formatPythonFloat matches Python's repr()", () => {
   // Each pair is [value, repr(value)] as CPython 3 prints it.
@@ -41,5 +43,78 @@ describe("tableToCsv", () => {
       rowIds: ["a/b/c/d", 'x,"y"'],
     });
     expect(csv).toBe('timestamp,id,cpu_cycles,node_type\n1695361428,a/b/c/d,1.0,3\n1695361431.5,"x,""y""",,3\n');
+  });
+});
+
+describe("tableCsvChunks", () => {
+  const table: DataTable = {
+    columnNames: ["package_power", "node_type"],
+    rowCount: 13,
+    // Each value is [value, repr(value)] as CPython 3 prints it, around the bounds of fixed notation.
+    values: Float64Array.from([
+      ...[1e-4, 9.999e-5, 0.00012345, 9999999999999998, 1e16, 1e21, 123456789012345.6, 5e-324, 1.7976931348623157e308, 100],
+      ...[-3, 0.30000000000000004, 2 ** 53],
+      ...Array.from({ length: 13 }, () => 1),
+    ]),
+    timestamps: Float64Array.from({ length: 13 }, (_, i) => 1_700_000_000 + 3 * i),
+  };
+  const expectedFloats =
+    "0.0001 9.999e-05 0.00012345 9999999999999998.0 1e+16 1e+21 123456789012345.6 5e-324 1.7976931348623157e+308 100.0 -3.0 0.30000000000000004 9007199254740992.0".split(
+      " ",
+    );
+
+  it("writes Python's repr of floats on both sides of fixed notation's bounds", () => {
+    const lines = tableToCsv(table).trimEnd().split("\n");
+    expect(lines.slice(1).map((line) => line.split(",")[1])).toEqual(expectedFloats);
+  });
+
+  it("cuts the text into whole lines of about the asked size that join to the whole table", () => {
+    const chunks = [...tableCsvChunks(table, 60)];
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) {
+      expect(chunk.endsWith("\n")).toBe(true);
+      // A piece is cut at the first line end past the asked size: at most one line longer.
+      expect(chunk.length).toBeLessThan(60 + 40);
+    }
+    expect(chunks.join("")).toBe(tableToCsv(table));
+    expect(tableToCsv(table).split("\n")).toHaveLength(15);
+  });
+});
+
+// Streaming must not change a byte: these digests are of the text the whole-string writer (commit 018a2fe,
+// before the CSV was streamed) wrote for the same table; cli/commands/extract.test.ts checks a recording's.
+describe("CSV text stays byte-identical to the whole-string writer's", () => {
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  it("on 2,000 rows of values from 1e-13 to 1e22, NaN, -0, infinities, integers, fractional timestamps and quoted ids", () => {
+    let state = 7;
+    const next = () => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 2 ** 32;
+    };
+    const rows = 2000;
+    const columns = ["cpu_cycles", "bpf_cpu_time_ms", "package_power", "node_type"];
+    const values = new Float64Array(rows * columns.length);
+    for (let i = 0; i < values.length; i++) {
+      const pick = next();
+      const magnitude = 10 ** Math.floor(next() * 36 - 13);
+      values[i] =
+        pick < 0.05
+          ? Number.NaN
+          : pick < 0.08
+            ? -0
+            : pick < 0.1
+              ? Math.floor(next() * 1e6)
+              : pick < 0.11
+                ? next() < 0.5
+                  ? Infinity
+                  : -Infinity
+                : (next() < 0.3 ? -1 : 1) * next() * magnitude;
+    }
+    const timestamps = Float64Array.from({ length: rows }, (_, i) => 1_700_000_000 + i * (i % 3 === 0 ? 3 : 1.5));
+    const rowIds = Array.from({ length: rows }, (_, i) => (i % 7 === 0 ? `pod-${i},"x"` : `c${i % 40}/ns/pod/app`));
+    const csv = tableToCsv({ columnNames: columns, rowCount: rows, values, timestamps, rowIds });
+    expect(csv.length).toBe(181_312);
+    expect(sha256(csv)).toBe("87a697e396950464593e03acbf052619016375d5c8ed61712daba6d9d2067daf");
   });
 });

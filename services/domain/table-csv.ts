@@ -2,6 +2,8 @@
 // (`timestamp`, or `timestamp,id` at container level), the reference's column names, floats as
 // Python's repr (shortest round-trip digits: `1.0`, `0.3333333333333333`, `1e-05`), `node_type` as an
 // integer (the reference casts it with astype(int)), NaN as an empty field.
+// The text comes in pieces of about CSV_CHUNK_CHARS characters, so a writer streams a table of any size
+// without ever holding its whole text (a 240k-row container table is ~40 MB of text).
 import type { DataTable } from "./data-table.js";
 import { formatPythonFloat } from "./python-repr.js";
 
@@ -9,6 +11,27 @@ export { formatPythonFloat };
 
 /** Columns the reference holds as integers. */
 export const INTEGER_COLUMNS: readonly string[] = ["node_type"];
+
+/** About how many characters each piece of tableCsvChunks holds. */
+export const CSV_CHUNK_CHARS = 1 << 16;
+
+/**
+ * Python's repr() of a float, with a fast path for the common range: there JavaScript's String() gives the
+ * same shortest round-trip digits in fixed notation (it switches to exponents only below 1e-6 and from
+ * 1e21), so only an integral value needs Python's ".0".
+ */
+function formatFloatField(value: number): string {
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e-4 && magnitude < 1e16) {
+    const text = String(value);
+    return text.includes(".") ? text : `${text}.0`;
+  }
+  return Number.isNaN(value) ? "" : formatPythonFloat(value);
+}
+
+function formatIntegerField(value: number): string {
+  return Number.isFinite(value) ? String(Math.trunc(value)) : "";
+}
 
 function formatTimestamp(value: number): string {
   return Number.isInteger(value) ? String(value) : formatPythonFloat(value);
@@ -18,23 +41,35 @@ function quote(field: string): string {
   return /[",\n\r]/.test(field) ? `"${field.replaceAll('"', '""')}"` : field;
 }
 
-/** The table as the reference's CSV text (with a trailing newline). */
-export function tableToCsv(table: DataTable): string {
+/** The table as the reference's CSV text (header first, every line ending in a newline), piece by piece. */
+export function* tableCsvChunks(table: DataTable, chunkChars = CSV_CHUNK_CHARS): Generator<string> {
   const n = table.rowCount;
-  const index = table.rowIds === undefined ? ["timestamp"] : ["timestamp", "id"];
-  const lines = [[...index, ...table.columnNames].map(quote).join(",")];
-  const formatters = table.columnNames.map((name) =>
-    INTEGER_COLUMNS.includes(name)
-      ? (v: number) => (Number.isFinite(v) ? String(Math.trunc(v)) : "")
-      : (v: number) => (Number.isNaN(v) ? "" : formatPythonFloat(v)),
-  );
+  const { values, timestamps, rowIds } = table;
+  const index = rowIds === undefined ? ["timestamp"] : ["timestamp", "id"];
+  const formatters = table.columnNames.map((name) => (INTEGER_COLUMNS.includes(name) ? formatIntegerField : formatFloatField));
+  const columnCount = formatters.length;
+  let chunk = `${[...index, ...table.columnNames].map(quote).join(",")}\n`;
+  // Ids repeat once per sample: quote each distinct one once.
+  const quotedIds = new Map<string, string>();
   for (let row = 0; row < n; row++) {
-    const fields = [formatTimestamp(table.timestamps[row]!)];
-    if (table.rowIds !== undefined) fields.push(quote(table.rowIds[row]!));
-    formatters.forEach((format, column) => {
-      fields.push(format(table.values[column * n + row]!));
-    });
-    lines.push(fields.join(","));
+    let line = formatTimestamp(timestamps[row]!);
+    if (rowIds !== undefined) {
+      const id = rowIds[row]!;
+      let quoted = quotedIds.get(id);
+      if (quoted === undefined) quotedIds.set(id, (quoted = quote(id)));
+      line += `,${quoted}`;
+    }
+    for (let column = 0; column < columnCount; column++) line += `,${formatters[column]!(values[column * n + row]!)}`;
+    chunk += `${line}\n`;
+    if (chunk.length >= chunkChars) {
+      yield chunk;
+      chunk = "";
+    }
   }
-  return `${lines.join("\n")}\n`;
+  if (chunk !== "") yield chunk;
+}
+
+/** The table as the reference's CSV text (with a trailing newline), for small tables; stream big ones with tableCsvChunks. */
+export function tableToCsv(table: DataTable): string {
+  return [...tableCsvChunks(table)].join("");
 }
