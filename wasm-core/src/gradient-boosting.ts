@@ -9,6 +9,11 @@ export interface FitGradientBoostingOptions {
   nEstimators?: number;
   maxDepth?: number;
   learningRate?: number;
+  /**
+   * sklearn's random_state (an integer seed, 0..2^32-1; default 0): the trees visit features in the
+   * random order sklearn draws from RandomState(randomState), so ties between features break alike.
+   */
+  randomState?: number;
 }
 
 /** A fitted sklearn-style GradientBoostingRegressor: init + learningRate * sum of tree outputs. */
@@ -24,7 +29,7 @@ export const MAX_GRADIENT_BOOSTING_DEPTH = 14;
 
 /**
  * sklearn GradientBoostingRegressor(squared_error, friedman_mse, subsample 1, min_samples_split 2,
- * min_samples_leaf 1) fitted in wasm with exact splits. Throws WasmKernelError (tooFewRows) for fewer
+ * min_samples_leaf 1, random_state) fitted in wasm with exact splits and sklearn's seeded feature order. Throws WasmKernelError (tooFewRows) for fewer
  * than 2 rows, (notFinite) for NaN/inf, (dimension) for a bad tree count or depth.
  */
 export function fitGradientBoosting(
@@ -37,6 +42,7 @@ export function fitGradientBoosting(
   const nEstimators = options.nEstimators ?? 100;
   const maxDepth = options.maxDepth ?? 3;
   const learningRate = options.learningRate ?? 0.1;
+  const randomState = options.randomState ?? 0;
   if (!Number.isInteger(nEstimators) || nEstimators < 1)
     throw new RangeError(`fitGradientBoosting: nEstimators must be a positive integer, got ${nEstimators}`);
   if (!Number.isInteger(maxDepth) || maxDepth < 1 || maxDepth > MAX_GRADIENT_BOOSTING_DEPTH) {
@@ -44,6 +50,8 @@ export function fitGradientBoosting(
       `fitGradientBoosting: maxDepth must be an integer in 1..${MAX_GRADIENT_BOOSTING_DEPTH}, got ${maxDepth}`,
     );
   }
+  if (!Number.isInteger(randomState) || randomState < 0 || randomState > 0xffffffff)
+    throw new RangeError(`fitGradientBoosting: randomState must be an integer in [0, 2^32), got ${randomState}`);
   const slots = 2 ** (maxDepth + 1) - 1;
   return withResidentMatrix(x, "fitGradientBoosting x", (m) =>
     withResidentVector(y, (yb) => {
@@ -61,6 +69,7 @@ export function fitGradientBoosting(
             nEstimators,
             maxDepth,
             learningRate,
+            randomState,
             nodes.ptr,
             counts.ptr,
             init.ptr,

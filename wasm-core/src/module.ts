@@ -169,6 +169,7 @@ export interface CoreExports {
     nTrees: number,
     maxDepth: number,
     learningRate: number,
+    randomState: number,
     nodesPtr: number,
     nodeCountsPtr: number,
     initPtr: number,

@@ -1,7 +1,17 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fitGradientBoosting, predictTreeEnsemble, WasmKernelError } from "../src/index.js";
 import { maxRelativeDifference } from "./trainer-goldens.js";
 import { caseMatrices, treeSvrGoldens } from "./tree-svr-goldens.js";
+
+// fixtures/make-gbr-tie-goldens.py: sklearn 1.2.1 trees on rows where features tie, per random_state
+const tieGoldens = JSON.parse(readFileSync(new URL("./fixtures/gbr-tie-goldens.json", import.meta.url), "utf8")) as {
+  rows: number;
+  cols: number;
+  x: number[];
+  y: number[];
+  fits: Array<{ random_state: number; feature: number[]; threshold: number[]; value: number[] }>;
+};
 
 const line = { rows: 4, cols: 1, values: Float64Array.of(1, 2, 3, 4) };
 const steps = [1, 1, 5, 5];
@@ -43,20 +53,38 @@ describe("fitGradientBoosting (sklearn GradientBoostingRegressor, friedman_mse, 
   });
 
   for (const name of ["smooth", "duplicates"] as const) {
-    it(`matches scikit-learn 1.2.1 on the ${name} rows`, () => {
+    it(`matches scikit-learn 1.2.1 (random_state=0) on the ${name} rows`, () => {
       const g = treeSvrGoldens[name];
       const { x, q } = caseMatrices(g);
-      const model = fitGradientBoosting(x, g.y);
+      const model = fitGradientBoosting(x, g.y, { randomState: 0 });
       expect(model.trees).toHaveLength(100);
       expect(Math.abs(model.init - g.gbr.init)).toBeLessThan(1e-12);
       expect(model.trees[0]!.feature.length).toBe(g.gbr.first_tree_nodes);
-      // every training row lands in a leaf of the same mean as in sklearn, stage after stage
       expect(maxRelativeDifference(predict(model, x), g.gbr.train_pred)).toBeLessThan(1e-12);
-      // splits that tie between features (small nodes) take the first feature, sklearn a random one:
-      // the partition of the training rows is the same, thresholds for unseen rows may differ
-      expect(maxRelativeDifference(predict(model, q), g.gbr.pred)).toBeLessThan(0.05);
+      // unseen rows too: ties between features go where sklearn's seeded feature order sends them
+      expect(maxRelativeDifference(predict(model, q), g.gbr.pred)).toBeLessThan(1e-12);
+      // another seed visits the features in another order: the same training fit, other thresholds
+      const other = fitGradientBoosting(x, g.y, { randomState: 1 });
+      expect(maxRelativeDifference(predict(other, x), g.gbr.train_pred)).toBeLessThan(1e-12);
+      expect(maxRelativeDifference(predict(other, q), g.gbr.pred)).toBeGreaterThan(1e-6);
     });
   }
+
+  it("breaks ties between features as sklearn's splitter does for each random_state", () => {
+    const x = { rows: tieGoldens.rows, cols: tieGoldens.cols, values: Float64Array.from(tieGoldens.x) };
+    for (const fit of tieGoldens.fits) {
+      const model = fitGradientBoosting(x, tieGoldens.y, { nEstimators: 1, maxDepth: 3, randomState: fit.random_state });
+      const tree = model.trees[0]!;
+      // nodes in sklearn's preorder: same features (constant columns skipped), thresholds and leaf means
+      expect({ seed: fit.random_state, feature: Array.from(tree.feature) }).toEqual({
+        seed: fit.random_state,
+        feature: fit.feature,
+      });
+      expect(Array.from(tree.threshold)).toEqual(fit.threshold);
+      expect(maxRelativeDifference(tree.value, fit.value)).toBeLessThan(1e-12);
+    }
+    expect(new Set(tieGoldens.fits.map((f) => f.feature[0])).size).toBeGreaterThan(1);
+  });
 
   it("predicts a constant target exactly, with single-leaf trees (sklearn: impurity <= DBL_EPSILON)", () => {
     const g = treeSvrGoldens.constant;
@@ -78,6 +106,9 @@ describe("fitGradientBoosting (sklearn GradientBoostingRegressor, friedman_mse, 
     );
     expect(() => fitGradientBoosting(line, steps, { maxDepth: 15 })).toThrow(
       new RangeError("fitGradientBoosting: maxDepth must be an integer in 1..14, got 15"),
+    );
+    expect(() => fitGradientBoosting(line, steps, { randomState: -1 })).toThrow(
+      new RangeError("fitGradientBoosting: randomState must be an integer in [0, 2^32), got -1"),
     );
   });
 });

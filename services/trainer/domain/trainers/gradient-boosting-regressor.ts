@@ -6,7 +6,7 @@
 // are kept (they count twice, as in sklearn); fewer than 2 training rows fail the trainer.
 import { fitGradientBoosting, type Matrix } from "../../../../wasm-core/src/index.js";
 import { type ComponentModelFile, fromRegressionTree, predictTreeModelFile } from "../../../models/index.js";
-import { expectModelKind, TrainerFitError, type TrainerImplementation } from "../trainer.js";
+import { expectModelKind, type FitContext, TrainerFitError, type TrainerImplementation } from "../trainer.js";
 
 const NAME = "GradientBoostingRegressorTrainer";
 const N_ESTIMATORS = 100;
@@ -18,11 +18,17 @@ export const gradientBoostingRegressorTrainer: TrainerImplementation = {
   modelClass: "scikit",
   weightCapable: false,
   continuesFromCheckpoint: false,
-  description: "100 regression trees of depth 3 boosted on squared error with learning rate 0.1 (friedman_mse, exact splits).",
+  description:
+    "100 regression trees of depth 3 boosted on squared error with learning rate 0.1 (friedman_mse, exact splits, random_state = seed).",
   featureEngineering: () => [],
-  fit(x: Matrix, y: Float64Array): ComponentModelFile {
+  fit(x: Matrix, y: Float64Array, context: FitContext): ComponentModelFile {
     if (x.rows < 2) throw new TrainerFitError(`needs at least 2 training rows, got ${x.rows}`);
-    const fitted = fitGradientBoosting(x, y, { nEstimators: N_ESTIMATORS, maxDepth: MAX_DEPTH, learningRate: LEARNING_RATE });
+    const fitted = fitGradientBoosting(x, y, {
+      nEstimators: N_ESTIMATORS,
+      maxDepth: MAX_DEPTH,
+      learningRate: LEARNING_RATE,
+      randomState: context.seed,
+    });
     return {
       kind: "gradient_boosting",
       format_version: 1,
