@@ -14,7 +14,8 @@ import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ServiceName, logFormatKey, logLevelKey, peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
-import { type DeployRender, KEPLER_SIDECAR_RENDER, renderAll } from "./support/deploy-renders.js";
+import { type DeployRender, keplerRenderName, renderAll } from "./support/deploy-renders.js";
+import { KEPLER_TAGS } from "./support/kepler-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
 import { type Json, describeObject, parseYamlDocuments, validateWithKubernetesModels } from "./support/rendered-manifests.js";
 import { REPO_ROOT } from "../support/child-process.js";
@@ -49,7 +50,7 @@ describe("rendered Kubernetes manifests", () => {
       "deploy/k8s/overlays/mesh-s3",
       "deploy/k8s/overlays/all-in-one",
       "deploy/k8s/overlays/estimator-sidecar",
-      KEPLER_SIDECAR_RENDER,
+      ...KEPLER_TAGS.map(keplerRenderName),
     ]);
     for (const render of renders) {
       expect(render.objects.length, render.name).toBeGreaterThan(0);
@@ -76,7 +77,10 @@ describe("rendered Kubernetes manifests", () => {
     expect(runs["deploy/k8s/overlays/mesh-s3"]).toEqual(runs["deploy/k8s/overlays/mesh"]);
     expect(runs["deploy/k8s/overlays/all-in-one"]).toEqual(["Deployment:registry+estimator+pipeline+extractor+isolator+trainer"]);
     expect(runs["deploy/k8s/overlays/estimator-sidecar"]).toEqual(["DaemonSet:estimator", "Deployment:registry"]);
-    expect(runs[KEPLER_SIDECAR_RENDER]).toEqual(["DaemonSet:estimator", "DaemonSet:estimator", "Deployment:registry"]);
+    for (const tag of KEPLER_TAGS) {
+      // Kepler's DaemonSet with our estimator in its pods, beside the estimator-sidecar overlay.
+      expect(runs[keplerRenderName(tag)]).toEqual(["DaemonSet:estimator", "DaemonSet:estimator", "Deployment:registry"]);
+    }
   });
 
   it("set only environment variables that the services' config schemas read", () => {
@@ -239,42 +243,6 @@ describe("rendered Kubernetes manifests", () => {
           expect(Object.keys(container.container.resources?.[kind] ?? {}).sort(), `${where} ${kind}`).toEqual(["cpu", "memory"]);
         }
       }
-    }
-  });
-});
-
-describe("Kepler 0.7-0.9 patches (deploy/k8s/kepler)", () => {
-  const kepler = () => renders.find((render) => render.name === KEPLER_SIDECAR_RENDER)!.objects;
-
-  it("share the estimator's socket with Kepler's exporter, which starts once the socket exists", () => {
-    const daemonSet = kepler().find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler-exporter")!;
-    const containers = daemonSet.spec.template.spec.containers as Json[];
-    const exporter = containers.find((container) => container.name === "kepler-exporter")!;
-    const estimator = findModelContainers([daemonSet])[0]!;
-    const socket = effectiveConfig(estimator, "estimator").estimatorSocket as string;
-    expect(socket, "Kepler's constant socket path").toBe("/tmp/estimator.sock");
-    expect((exporter.args as string[]).join(" ")).toContain(`until [ -e ${socket} ]`);
-    const mountOf = (container: Json) => (container.volumeMounts as Json[]).find((mount) => mount.mountPath === "/tmp");
-    expect(mountOf(exporter)?.name, "the exporter's /tmp").toBeDefined();
-    expect(mountOf(estimator.container)?.name, "one volume for both").toBe(mountOf(exporter)?.name);
-    const volume = (daemonSet.spec.template.spec.volumes as Json[]).find((v) => v.name === mountOf(exporter)?.name);
-    expect(volume?.emptyDir, "a pod-local emptyDir").toBeDefined();
-  });
-
-  it("configure Kepler for the sidecar (MODEL_CONFIG) and the regressor's model server at the registry's port", () => {
-    const config = kepler().find((object) => object.kind === "ConfigMap" && object.metadata.name === "kepler-cfm")!;
-    expect(config.data.MODEL_CONFIG).toMatch(/^NODE_COMPONENTS_ESTIMATOR=true$/m);
-    expect(config.data.MODEL_CONFIG).toMatch(/^NODE_TOTAL_ESTIMATOR=true$/m);
-    expect(config.data.MODEL_SERVER_ENABLE).toBe("true");
-    expect(config.data.MODEL_SERVER_MODEL_REQ_PATH).toBe("/model");
-    const url = new URL(config.data.MODEL_SERVER_URL as string);
-    const found = findServiceForAddress(kepler(), `${url.hostname}:${url.port}`, "kepler");
-    expect(found, `a Service for ${url.host}`).toBeDefined();
-    const targets = routeServicePort(found!.service, found!.port, findModelContainers(kepler()));
-    expect(targets.length).toBeGreaterThan(0);
-    for (const target of targets) {
-      expect(target.container.services).toContain("registry");
-      expect(effectiveConfig(target.container, "registry").port).toBe(target.containerPort);
     }
   });
 });

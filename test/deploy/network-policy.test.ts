@@ -1,26 +1,20 @@
 // The NetworkPolicies admit exactly what clients need: each service's peers (from the launchers' `peers`,
-// the code's own dependency list), Kepler's exporter to the estimator, and the Tekton pipelines' steps to
-// the services their tasks call (read from the Task files). Everything else is refused.
+// the code's own dependency list) and the Tekton pipelines' steps to the services their tasks call (read
+// from the Task files). Everything else is refused. Kepler's own pods: kepler.test.ts.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServiceName } from "../../services/kit/config/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
-import { type DeployRender, KEPLER_SIDECAR_RENDER, renderAll } from "./support/deploy-renders.js";
+import { type DeployRender, renderAll } from "./support/deploy-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
-import { type PodIdentity, isIngressAllowed } from "./support/network-policy.js";
+import { type PodIdentity, isIngressAllowed, podOf } from "./support/network-policy.js";
 import { type Json, parseYamlDocuments } from "./support/rendered-manifests.js";
 import { findServiceForAddress, routeServicePort } from "./support/service-routing.js";
 
 const NAMESPACE = "kepler";
 
-/** Kepler's exporter pods, labelled as Kepler's manifests label them. */
-const KEPLER_EXPORTER: PodIdentity = {
-  namespace: NAMESPACE,
-  namespaceLabels: { "kubernetes.io/metadata.name": NAMESPACE },
-  labels: { "app.kubernetes.io/component": "exporter", "app.kubernetes.io/name": "kepler-exporter" },
-};
 const PROMETHEUS: PodIdentity = {
   namespace: "monitoring",
   namespaceLabels: { "kubernetes.io/metadata.name": "monitoring" },
@@ -35,11 +29,6 @@ function tektonPod(pipeline: string): PodIdentity {
     namespaceLabels: { "kubernetes.io/metadata.name": "training" },
     labels: { "tekton.dev/pipeline": pipeline },
   };
-}
-
-function podOf(container: ModelContainer): PodIdentity {
-  const namespace = container.workload.metadata.namespace ?? "default";
-  return { namespace, namespaceLabels: { "kubernetes.io/metadata.name": namespace }, labels: container.podLabels };
 }
 
 function listeningPort(container: ModelContainer, service: ServiceName): number {
@@ -75,11 +64,7 @@ describe("network policies", () => {
           if (client.workload === server.workload) continue; // same pod: loopback, not filtered
           if (server.podLabels["app.kubernetes.io/name"] === "kepler-exporter") continue; // Kepler's pod, not ours to police
           for (const service of server.services) {
-            // A client inside Kepler's pod is also Kepler itself, the estimator's own client.
-            const inKeplerPod = client.podLabels["app.kubernetes.io/name"] === "kepler-exporter";
-            const needed =
-              client.services.some((own) => SERVICE_LAUNCHERS[own].peers.includes(service)) ||
-              (inKeplerPod && service === "estimator");
+            const needed = client.services.some((own) => SERVICE_LAUNCHERS[own].peers.includes(service));
             const allowed = isIngressAllowed(render.objects, podOf(client), podOf(server), listeningPort(server, service));
             expect(allowed, `${render.name}: ${client.where} -> ${server.where} (${service})`).toBe(needed);
             if (allowed) allowedPairs++;
@@ -88,23 +73,6 @@ describe("network policies", () => {
       }
     }
     expect(allowedPairs, "peer connections admitted").toBeGreaterThan(0);
-  });
-
-  it("admit Kepler's exporter to the estimator only (and to the registry where an estimator runs in Kepler's pod)", () => {
-    for (const render of renders) {
-      const keplerHostsEstimator =
-        render.name === KEPLER_SIDECAR_RENDER || render.name === "deploy/k8s/overlays/estimator-sidecar";
-      for (const server of findModelContainers(render.objects)) {
-        if (server.podLabels["app.kubernetes.io/name"] === "kepler-exporter") continue;
-        for (const service of server.services) {
-          const expected = service === "estimator" || (service === "registry" && keplerHostsEstimator);
-          expect(
-            isIngressAllowed(render.objects, KEPLER_EXPORTER, podOf(server), listeningPort(server, service)),
-            `${render.name}: Kepler -> ${server.where} (${service})`,
-          ).toBe(expected);
-        }
-      }
-    }
   });
 
   it("admit the Tekton pipelines' steps to exactly the services their tasks call", () => {

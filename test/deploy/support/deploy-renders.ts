@@ -1,7 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { REPO_ROOT } from "../../support/child-process.js";
+import { KEPLER_PATCHES, KEPLER_TAGS, renderKepler } from "./kepler-renders.js";
 import { type K8sObject, OVERLAYS, renderKustomization } from "./rendered-manifests.js";
 
 /** A named set of rendered manifests. */
@@ -10,44 +7,21 @@ export interface DeployRender {
   readonly objects: K8sObject[];
 }
 
-export const KEPLER_SIDECAR_RENDER =
-  "estimator-sidecar + Kepler DaemonSet and ConfigMap patched with deploy/k8s/kepler/{estimator-sidecar,model-server}-patch.yaml";
+/** The render of Kepler's own manifests at `tag` with both patches, beside the estimator-sidecar overlay. */
+export function keplerRenderName(tag: string): string {
+  return `Kepler ${tag} (docs/deploy.md kustomization, both deploy/k8s/kepler patches) + deploy/k8s/overlays/estimator-sidecar`;
+}
 
 /**
- * Renders every overlay, plus the Kepler sidecar patch the way a Kepler kustomization uses it: on top of
- * the estimator-sidecar overlay (for the registry) with a stand-in of Kepler's exporter DaemonSet and
- * ConfigMap, both Kepler patches applied (they are independent: the sidecar for node models, the model
- * server URL for the local regressor).
+ * Renders every overlay, plus, for each Kepler fixture tag, Kepler's own manifests through the kustomization
+ * docs/deploy.md documents with both patches (the sidecar for node models, the model server URL for the
+ * local regressor), deployed beside the estimator-sidecar overlay (the registry the in-pod estimator calls).
  */
 export function renderAll(): DeployRender[] {
   const renders: DeployRender[] = OVERLAYS.map((overlay) => ({ name: overlay, objects: renderKustomization(overlay) }));
-  const dir = mkdtempSync(join(tmpdir(), "kepler-sidecar-"));
-  try {
-    copyFileSync(
-      join(REPO_ROOT, "test/deploy/fixtures/kepler-exporter-daemonset.yaml"),
-      join(dir, "kepler-exporter-daemonset.yaml"),
-    );
-    for (const patch of ["estimator-sidecar-patch.yaml", "model-server-patch.yaml"])
-      copyFileSync(join(REPO_ROOT, "deploy/k8s/kepler", patch), join(dir, patch));
-    writeFileSync(
-      join(dir, "kustomization.yaml"),
-      [
-        "apiVersion: kustomize.config.k8s.io/v1beta1",
-        "kind: Kustomization",
-        "namespace: kepler",
-        "bases:",
-        `  - ${relative(dir, join(REPO_ROOT, "deploy/k8s/overlays/estimator-sidecar"))}`,
-        "resources:",
-        "  - kepler-exporter-daemonset.yaml",
-        "patchesStrategicMerge:",
-        "  - estimator-sidecar-patch.yaml",
-        "  - model-server-patch.yaml",
-        "",
-      ].join("\n"),
-    );
-    renders.push({ name: KEPLER_SIDECAR_RENDER, objects: renderKustomization(dir) });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const registry = renders.find((render) => render.name === "deploy/k8s/overlays/estimator-sidecar")!.objects;
+  for (const tag of KEPLER_TAGS) {
+    renders.push({ name: keplerRenderName(tag), objects: [...renderKepler(tag, KEPLER_PATCHES), ...registry] });
   }
   return renders;
 }

@@ -1,6 +1,7 @@
 import { parseFlags } from "../../../cli/parse-flags.js";
 import { COMMANDS } from "../../../cli/commands/index.js";
-import { SERVICE_NAMES, type ServiceName } from "../../../services/kit/config/service-addresses.js";
+import { SERVICE_NAMES, type ServiceName, peerAddressKey } from "../../../services/kit/config/service-addresses.js";
+import { SERVICE_LAUNCHERS } from "../../../services/mesh/service-launchers.js";
 import { type Json, type K8sObject, describeObject } from "./rendered-manifests.js";
 
 /** The image name the manifests use for our container (retagged by each overlay's `images`). */
@@ -86,4 +87,20 @@ function containerEnvironment(
     env[variable.name] = variable.value;
   }
   return env;
+}
+
+/** The address each service of `container` calls each peer it does not run itself at (its effective config). */
+export function peerAddressesOf(container: ModelContainer): { service: ServiceName; peer: ServiceName; address: string }[] {
+  return container.services.flatMap((service) => {
+    const launcher = SERVICE_LAUNCHERS[service];
+    const config = launcher.readConfig(container.env, container.flags) as Record<string, unknown>;
+    return launcher.peers
+      .filter((peer) => !container.services.includes(peer))
+      .map((peer) => {
+        const env = peerAddressKey(peer).env;
+        const field = Object.entries(launcher.configSchema).find(([, configKey]) => configKey.env === env)?.[0];
+        if (field === undefined) throw new Error(`${service}'s config has no ${env}`);
+        return { service, peer, address: config[field] as string };
+      });
+  });
 }

@@ -24,9 +24,9 @@ export const OVERLAYS = [
   "deploy/k8s/overlays/estimator-sidecar",
 ] as const;
 
-/** Renders a kustomization directory with `kubectl kustomize` and parses every document. */
-export function renderKustomization(dir: string): K8sObject[] {
-  const text = execFileSync("kubectl", ["kustomize", dir], {
+/** Renders a kustomization directory with `kubectl kustomize` (PATH's kubectl unless named) and parses every document. */
+export function renderKustomization(dir: string, kubectl = "kubectl"): K8sObject[] {
+  const text = execFileSync(kubectl, ["kustomize", dir], {
     cwd: REPO_ROOT,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
@@ -57,5 +57,15 @@ export async function validateWithKubernetesModels(object: K8sObject): Promise<v
     throw new Error(`${describeObject(object)}: no kubernetes-models class for ${object.apiVersion} ${object.kind}`);
   }
   const Model = module[object.kind];
-  new Model(object).validate();
+  new Model(withUnwrappedSecretData(object)).validate();
+}
+
+/**
+ * A Secret's base64 `data` values without line breaks: kustomize 5.0 wraps long ones, which the API server
+ * accepts (Go's base64 decoder skips \r and \n) but the schema's "byte" format does not.
+ */
+function withUnwrappedSecretData(object: K8sObject): K8sObject {
+  if (object.kind !== "Secret" || object.data === undefined) return object;
+  const data = Object.fromEntries(Object.entries(object.data as Record<string, string>).map(([key, value]) => [key, value.replace(/[\r\n]/g, "")]));
+  return { ...object, data };
 }
