@@ -34,6 +34,16 @@ const modelCacheEntriesKey: ConfigKey<number> = {
   check: (value) => (value > 0 ? undefined : `expected a positive integer, got ${value}`),
 };
 
+const intervalCoverageKey: ConfigKey<number> = {
+  type: "integer",
+  default: 90,
+  env: "KEPLER_MODEL_INTERVAL_COVERAGE_PERCENT",
+  flag: "interval-coverage-percent",
+  description:
+    "Nominal coverage, in percent, of the prediction intervals Estimate returns when a request sets no interval_level (split conformal from each model's held-out residuals).",
+  check: (value) => (value >= 1 && value <= 99 ? undefined : `expected 1 to 99, got ${value}`),
+};
+
 const registryDeadlineKey: ConfigKey<number> = {
   type: "integer",
   default: 5000,
@@ -54,6 +64,7 @@ export const estimatorConfigSchema = {
   modelCacheEntries: modelCacheEntriesKey,
   ...securityConfigSchema,
   registryDeadlineMs: registryDeadlineKey,
+  intervalCoveragePercent: intervalCoverageKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

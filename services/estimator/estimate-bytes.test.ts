@@ -60,6 +60,18 @@ const results: Array<EstimateResult<RegistryProvenance>> = [
     coreRatio: 0.5,
   },
   { componentPowers: [{ component: "package", powerWatts: watts(20_000, 1) }], rowCount: 20_000, model: bare, coreRatio: 0 },
+  // Prediction intervals: bounds per row, a half width, the level; a component without calibration beside one with.
+  {
+    componentPowers: [
+      { component: "package", powerWatts: watts(3, 5), lowerWatts: watts(3, 1), upperWatts: watts(3, 9), halfWidthWatts: 4 },
+      { component: "core", powerWatts: watts(3, 0) },
+      { component: "dram", powerWatts: watts(3, 2), lowerWatts: watts(3, 0), upperWatts: watts(3, 4), halfWidthWatts: 0 },
+    ],
+    rowCount: 3,
+    model: full,
+    coreRatio: 1,
+    intervalLevel: 0.9,
+  },
 ];
 
 describe("estimate answers written straight to bytes", () => {

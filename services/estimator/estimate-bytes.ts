@@ -1,7 +1,8 @@
 // Estimate answers written straight to bytes, the hot path of Estimate and EstimateStream. The generated
 // encoder builds every nested message through a fork/join writer, ~5 us for a one-row answer (more than
 // the estimate itself). Here the model's fields are encoded once per loaded model by the generated code
-// and kept; the per-call fields (component powers, row count, core ratio, request id) go into one buffer
+// and kept; the per-call fields (component powers and intervals, row count, core ratio, interval level,
+// request id) go into one buffer
 // of the exact size. The bytes equal the generated encoder's, field for field and in its order
 // (estimate-bytes.test.ts).
 import { EstimateResponse } from "../generated/kepler/model/v1/estimator_service.js";
@@ -17,6 +18,10 @@ const ROW_COUNT = 16; // EstimateResponse.row_count, varint
 const CORE_RATIO = 41; // EstimateResponse.core_ratio, 64-bit
 const COMPONENT = 10; // ComponentPower.component
 const POWER_WATTS = 18; // ComponentPower.power_watts, packed doubles
+const LOWER_WATTS = 26; // ComponentPower.lower_watts, packed doubles
+const UPPER_WATTS = 34; // ComponentPower.upper_watts, packed doubles
+const HALF_WIDTH = 41; // ComponentPower.interval_half_width_watts, 64-bit
+const INTERVAL_LEVEL = 81; // EstimateResponse.interval_level, 64-bit
 
 /** A loaded model's fields of EstimateResponse, encoded: `head` (3 and 4) and `tail` (6 to 9). */
 interface ModelFields {
@@ -70,38 +75,53 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
   return at;
 }
 
+type ComponentResult = EstimateResult<RegistryProvenance>["componentPowers"][number];
+
+const packedSize = (count: number): number => (count === 0 ? 0 : 1 + varintSize(8 * count) + 8 * count);
+
 // Sizes of one ComponentPower message's body.
-function componentBodySize(name: Buffer, count: number): number {
+function componentBodySize(name: Buffer, c: ComponentResult): number {
   const nameSize = name.length === 0 ? 0 : 1 + varintSize(name.length) + name.length;
-  const wattsSize = count === 0 ? 0 : 1 + varintSize(8 * count) + 8 * count;
-  return nameSize + wattsSize;
+  const bounds = packedSize(c.lowerWatts?.length ?? 0) + packedSize(c.upperWatts?.length ?? 0);
+  return nameSize + packedSize(c.powerWatts.length) + bounds + ((c.halfWidthWatts ?? 0) !== 0 ? 9 : 0);
+}
+
+function writePacked(buffer: Buffer, at: number, tag: number, values: Float64Array | undefined): number {
+  if (values === undefined || values.length === 0) return at;
+  buffer[at++] = tag;
+  at = writeVarint(buffer, at, 8 * values.length);
+  for (let i = 0; i < values.length; i++) at = buffer.writeDoubleLE(values[i]!, at);
+  return at;
 }
 
 function responseSize(result: EstimateResult<RegistryProvenance>, fields: ModelFields): number {
   let size = fields.head.length + fields.tail.length;
-  for (const { component, powerWatts } of result.componentPowers) {
-    const body = componentBodySize(nameBytes(component), powerWatts.length);
+  for (const c of result.componentPowers) {
+    const body = componentBodySize(nameBytes(c.component), c);
     size += 1 + varintSize(body) + body;
   }
   if (result.rowCount !== 0) size += 1 + varintSize(result.rowCount);
   if (result.coreRatio !== 0) size += 9;
+  if ((result.intervalLevel ?? 0) !== 0) size += 9;
   return size;
 }
 
 function writeResponse(buffer: Buffer, at: number, result: EstimateResult<RegistryProvenance>, fields: ModelFields): number {
-  for (const { component, powerWatts } of result.componentPowers) {
-    const name = nameBytes(component);
+  for (const c of result.componentPowers) {
+    const name = nameBytes(c.component);
     buffer[at++] = COMPONENT_POWERS;
-    at = writeVarint(buffer, at, componentBodySize(name, powerWatts.length));
+    at = writeVarint(buffer, at, componentBodySize(name, c));
     if (name.length > 0) {
       buffer[at++] = COMPONENT;
       at = writeVarint(buffer, at, name.length);
       at += name.copy(buffer, at);
     }
-    if (powerWatts.length > 0) {
-      buffer[at++] = POWER_WATTS;
-      at = writeVarint(buffer, at, 8 * powerWatts.length);
-      for (let i = 0; i < powerWatts.length; i++) at = buffer.writeDoubleLE(powerWatts[i]!, at);
+    at = writePacked(buffer, at, POWER_WATTS, c.powerWatts);
+    at = writePacked(buffer, at, LOWER_WATTS, c.lowerWatts);
+    at = writePacked(buffer, at, UPPER_WATTS, c.upperWatts);
+    if ((c.halfWidthWatts ?? 0) !== 0) {
+      buffer[at++] = HALF_WIDTH;
+      at = buffer.writeDoubleLE(c.halfWidthWatts as number, at);
     }
   }
   if (result.rowCount !== 0) {
@@ -115,7 +135,12 @@ function writeResponse(buffer: Buffer, at: number, result: EstimateResult<Regist
     at = buffer.writeDoubleLE(result.coreRatio, at);
   }
   buffer.set(fields.tail, at);
-  return at + fields.tail.length;
+  at += fields.tail.length;
+  if ((result.intervalLevel ?? 0) !== 0) {
+    buffer[at++] = INTERVAL_LEVEL;
+    at = buffer.writeDoubleLE(result.intervalLevel as number, at);
+  }
+  return at;
 }
 
 /** The EstimateResponse bytes of an estimate (what EstimateResponse.encode(encodeEstimateResult(result)) gives). */

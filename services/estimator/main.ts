@@ -62,7 +62,10 @@ export interface EstimatorDeps {
  * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
  */
 export async function startEstimator(
-  config: WithSecurity<Omit<EstimatorConfig, "modelCacheEntries"> & Partial<Pick<EstimatorConfig, "modelCacheEntries">>>,
+  config: WithSecurity<
+    Omit<EstimatorConfig, "modelCacheEntries" | "intervalCoveragePercent"> &
+      Partial<Pick<EstimatorConfig, "modelCacheEntries" | "intervalCoveragePercent">>
+  >,
   deps: EstimatorDeps,
 ): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
@@ -74,6 +77,7 @@ export async function startEstimator(
   const estimator = new Estimator(
     new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
     machine,
+    (config.intervalCoveragePercent ?? 90) / 100,
   );
   let registryReachable = false;
   let grpc: GrpcServerHandle | undefined;

@@ -15,6 +15,8 @@ export interface FolderModel {
   readonly features: readonly string[];
   /** metadata.json `mae`: the training run's test MAE, watts (max over components). */
   readonly trainedMaeWatts: number | undefined;
+  /** metadata.json, parsed (held-out rows and calibration residuals are read from it). */
+  readonly metadata: Record<string, unknown>;
 }
 
 async function readText(path: string): Promise<string> {
@@ -43,11 +45,11 @@ export async function loadModelFolder(folderPath: string, energySource: EnergySo
     const folder = await readModelFolder(folderPath);
     const components = order.filter((c) => folder.components[c] !== undefined).map((c) => [c, folder.components[c]!] as const);
     const predictor = createComponentPredictor({ features: folder.scaler.features, scaler: folder.scaler, components });
-    return { predictor, features: folder.scaler.features, trainedMaeWatts };
+    return { predictor, features: folder.scaler.features, trainedMaeWatts, metadata };
   }
   const modelName = typeof metadata.model_name === "string" ? metadata.model_name : "";
   // The reference's model name is <Trainer>_<node_type>.
   const trainerName = modelName.replace(/_\d+$/, "");
   const weights = parseWeightJson(await readText(join(folderPath, WEIGHT_FILE)));
-  return { predictor: createWeightPredictor(weights, trainerName, features, order), features, trainedMaeWatts };
+  return { predictor: createWeightPredictor(weights, trainerName, features, order), features, trainedMaeWatts, metadata };
 }

@@ -9,8 +9,9 @@ import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/kepler/model/v1/model.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { parseWeightJson, readComponentModels, readZip } from "../models/index.js";
+import { calibrationOf, parseWeightJson, readComponentModels, readZip } from "../models/index.js";
 import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
+import { IntervalCalibration } from "./domain/prediction-intervals.js";
 import { createComponentPredictor, createWeightPredictor, type Predictor } from "./domain/predictor.js";
 
 /** What the estimator reports about where a model came from. */
@@ -64,7 +65,9 @@ export function createRegistryModelSource(
     const metadata = selected.metadata as ModelMetadata;
     const location = metadata.location as ModelLocation;
     const components = componentsOf(location.energySource as EnergySource);
-    const ours = typeof (JSON.parse(metadata.metadataJson) as Record<string, unknown>).format_version === "number";
+    const metadataJson = JSON.parse(metadata.metadataJson) as Record<string, unknown>;
+    const ours = typeof metadataJson.format_version === "number";
+    const residuals = calibrationOf(metadataJson);
     let predictor: Predictor;
     if (ours) {
       predictor = createComponentPredictor(
@@ -81,6 +84,7 @@ export function createRegistryModelSource(
       modelCores: metadata.machineSpec?.cores ?? 0,
       features: metadata.features,
       predictor,
+      ...(residuals === undefined ? {} : { calibration: new IntervalCalibration(residuals) }),
       provenance: { selection: selected.selection, location, machineSpec: metadata.machineSpec },
     };
   }

@@ -55,6 +55,7 @@ export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
     pipelineName: request.pipelineName,
     unavailableFeatureNames: request.unavailableFeatureNames,
     machineSpec: machineFromProto(request.machineSpec),
+    intervalLevel: request.intervalLevel,
   };
 }
 
@@ -62,7 +63,13 @@ export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
 export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>): EstimateResponse {
   const { model } = result;
   return {
-    componentPowers: result.componentPowers.map((c) => ({ component: c.component, powerWatts: numberArray(c.powerWatts) })),
+    componentPowers: result.componentPowers.map((c) => ({
+      component: c.component,
+      powerWatts: numberArray(c.powerWatts),
+      lowerWatts: c.lowerWatts === undefined ? [] : numberArray(c.lowerWatts),
+      upperWatts: c.upperWatts === undefined ? [] : numberArray(c.upperWatts),
+      intervalHalfWidthWatts: c.halfWidthWatts ?? 0,
+    })),
     rowCount: result.rowCount,
     modelName: model.modelName,
     modelMaeWatts: model.maeWatts,
@@ -71,6 +78,7 @@ export function encodeEstimateResult(result: EstimateResult<RegistryProvenance>)
     selection: model.provenance.selection,
     modelLocation: model.provenance.location,
     modelMachineSpec: model.provenance.machineSpec,
+    intervalLevel: result.intervalLevel ?? 0,
   };
 }
 

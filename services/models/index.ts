@@ -49,8 +49,11 @@ export {
   REPORT_FOLDER,
 } from "./model-location.js";
 export {
+  calibrationOf,
   type ComponentAccuracy,
   createModelMetadata,
+  type HeldOutRecord,
+  heldOutOf,
   MODEL_FORMAT_VERSION,
   type MetadataMachineSpec,
   type ModelMetadataInput,

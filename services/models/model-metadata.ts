@@ -36,6 +36,21 @@ export interface ModelMetadataInput {
   components: readonly ComponentAccuracy[];
   nodeType?: number;
   machineSpec?: MetadataMachineSpec;
+  /** Timestamps (Unix seconds) of the held-out test rows `components` were scored on, in split order. */
+  testTimestampsSeconds?: ArrayLike<number>;
+  /** Per component, |y - prediction| on the held-out rows sorted ascending: split-conformal calibration. */
+  calibration?: ReadonlyArray<{ component: string; absResidualsSorted: ArrayLike<number> }>;
+}
+
+/** metadata.json `held_out`: the held-out test rows and the exact (unrounded) errors on them. */
+export interface HeldOutRecord {
+  rowCount: number;
+  timestampsSeconds: number[];
+  /** Largest component MAE, watts. */
+  maeWatts: number;
+  /** Largest component MAPE, percent (-1 when no component has one). */
+  mapePercent: number;
+  components: ComponentAccuracy[];
 }
 
 /** Python's round(x, 2): correctly rounded on the exact binary value, exact ties to even. */
@@ -74,6 +89,59 @@ export function createModelMetadata(input: ModelMetadataInput): Record<string, u
   if (input.machineSpec !== undefined) metadata.machine_spec = { ...input.machineSpec };
   for (const c of rounded) metadata[`${c.component}_mae`] = c.mae;
   for (const c of rounded) metadata[`${c.component}_mape`] = c.mape;
+  if (input.testTimestampsSeconds !== undefined) {
+    metadata.held_out = {
+      row_count: input.testTimestampsSeconds.length,
+      timestamps: Array.from(input.testTimestampsSeconds),
+      mae: Math.max(...input.components.map((c) => c.maeWatts)),
+      mape: Math.max(...input.components.map((c) => c.mapePercent)),
+      components: Object.fromEntries(input.components.map((c) => [c.component, { mae: c.maeWatts, mape: c.mapePercent }])),
+    };
+  }
+  if (input.calibration !== undefined && input.calibration.length > 0) {
+    metadata.calibration = {
+      method: "split_conformal",
+      rows: "held_out",
+      abs_residuals: Object.fromEntries(input.calibration.map((c) => [c.component, Array.from(c.absResidualsSorted)])),
+    };
+  }
   metadata.format_version = MODEL_FORMAT_VERSION;
   return metadata;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+/** metadata.json `held_out`, or undefined when the model has none (older archives, kepler-model-db) or it is malformed. */
+export function heldOutOf(metadata: Record<string, unknown>): HeldOutRecord | undefined {
+  const record = metadata.held_out;
+  if (!isRecord(record) || !isFiniteNumber(record.mae) || !isRecord(record.components)) return undefined;
+  const timestamps = Array.isArray(record.timestamps) ? record.timestamps.filter(isFiniteNumber) : [];
+  const components: ComponentAccuracy[] = [];
+  for (const [component, value] of Object.entries(record.components)) {
+    if (isRecord(value) && isFiniteNumber(value.mae))
+      components.push({ component, maeWatts: value.mae, mapePercent: isFiniteNumber(value.mape) ? value.mape : -1 });
+  }
+  return {
+    rowCount: isFiniteNumber(record.row_count) ? record.row_count : timestamps.length,
+    timestampsSeconds: timestamps,
+    maeWatts: record.mae,
+    mapePercent: isFiniteNumber(record.mape) ? record.mape : -1,
+    components,
+  };
+}
+
+/**
+ * metadata.json `calibration`: per component the sorted absolute held-out residuals, or undefined when the
+ * model has none. A component whose list is empty or not all finite numbers is left out.
+ */
+export function calibrationOf(metadata: Record<string, unknown>): Map<string, Float64Array> | undefined {
+  const record = metadata.calibration;
+  if (!isRecord(record) || !isRecord(record.abs_residuals)) return undefined;
+  const residuals = new Map<string, Float64Array>();
+  for (const [component, values] of Object.entries(record.abs_residuals)) {
+    if (Array.isArray(values) && values.length > 0 && values.every(isFiniteNumber)) residuals.set(component, Float64Array.from(values));
+  }
+  return residuals.size > 0 ? residuals : undefined;
 }

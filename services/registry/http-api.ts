@@ -8,7 +8,14 @@ import type { Logger } from "../kit/observe/logger.js";
 import { observeHttp } from "../kit/observe/metrics.js";
 import type { ModelStore } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
-import { bestModelsResponseBody, parseBestModelsQuery, parseModelRequest, weightResponseBody } from "./http-model-api.js";
+import {
+  bestModelsResponseBody,
+  parseBestModelsQuery,
+  parseModelRequest,
+  selectionHeaders,
+  weightResponseBody,
+} from "./http-model-api.js";
+import { observeSelection } from "./metrics.js";
 import { modelBrowserPage } from "./model-browser.js";
 
 /** Largest POST /model body (Kepler's is about 400 bytes). */
@@ -47,15 +54,20 @@ async function postModel(store: ModelStore, request: IncomingMessage, response: 
     send(response, 400, `cannot find model for ${text.trim()} at the moment: ${error.message}`);
     return;
   }
-  const { model } = selected;
+  const { model, selection } = selected;
+  observeSelection("http", selection);
+  // Which node type and why, in headers: they reach every client without changing the body Kepler decodes.
+  const why = selectionHeaders(selection);
   if (parsed.weight) {
-    sendJson(response, weightResponseBody(model, store, parsed.nodeType));
+    const body = weightResponseBody(model, store, parsed.nodeType, parsed.query.machineSpec !== undefined);
+    send(response, 200, JSON.stringify(body), { "Content-Type": "application/json", ...why });
     return;
   }
   const archive = await store.readArchive(model);
   send(response, 200, archive, {
     "Content-Type": "application/zip",
     "Content-Disposition": `attachment; filename=${model.location.modelName}.zip`,
+    ...why,
   });
 }
 

@@ -4,9 +4,9 @@
 import { InvalidInputError } from "../domain/errors.js";
 import { FEATURE_GROUP_NAMES } from "../domain/feature-groups.js";
 import type { OutputTypeName } from "../models/index.js";
-import { type NodeSpec, nodeSpecFrom } from "../node-types/index.js";
+import { isEmptySpec, type NodeSpec, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelStore } from "./domain/model-store.js";
-import type { BestModelEntry, SelectModelQuery } from "./domain/select-model.js";
+import type { BestModelEntry, ModelSelection, SelectModelQuery } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
 /** A parsed POST /model request: the selection query and what shapes the answer. */
@@ -105,13 +105,20 @@ export function parseModelRequest(text: string): HttpModelRequest {
 
 /**
  * The weight=true answer: the model's weight.json components, plus model_name, machine_spec (when
- * known) and mae only when the request's node_type is -1, as the reference does (Kepler <= 0.7.11
- * decodes a plain component map and fails on extra keys; those versions send node_type 1).
+ * known) and mae when the request's node_type is -1, as the reference does, or when the request carries a
+ * machine_spec: only Kepler >= 0.7.12 sends one, and it decodes into a struct that has model_name and
+ * machine_spec and ignores other keys. Kepler <= 0.7.11 decodes a plain component map and fails on extra
+ * keys; those versions send node_type 1 and no machine_spec (kepler-collector.md §2.3-2.4).
  */
-export function weightResponseBody(model: StoredModel, store: ModelStore, requestNodeType: number): JsonObject {
+export function weightResponseBody(
+  model: StoredModel,
+  store: ModelStore,
+  requestNodeType: number,
+  requestHasMachineSpec = false,
+): JsonObject {
   const parsed = JSON.parse(model.weightJson ?? "{}") as JsonObject;
   const { model_name: _name, machine_spec: _spec, mae: _mae, ...components } = parsed;
-  if (requestNodeType !== -1) return components;
+  if (requestNodeType !== -1 && !requestHasMachineSpec) return components;
   const answer: JsonObject = { ...components, model_name: model.location.modelName };
   const spec = store.machineSpecOf(model);
   if (spec !== undefined) answer.machine_spec = spec;
@@ -119,7 +126,22 @@ export function weightResponseBody(model: StoredModel, store: ModelStore, reques
   return answer;
 }
 
-/** GET /best-models parameters, with the reference's names and defaults. */
+/** Response headers saying which node type was chosen and why (any client may read them; Kepler ignores them). */
+export function selectionHeaders(selection: ModelSelection): Record<string, string> {
+  const match = selection.nodeTypeMatch;
+  // Header values must be one line of visible ASCII.
+  const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, "?");
+  return {
+    "X-Kepler-Model-Node-Type": `${match.pipelineName}/${match.nodeType}`,
+    "X-Kepler-Model-Node-Type-Match": match.kind,
+    "X-Kepler-Model-Selection": ascii(selection.reason),
+  };
+}
+
+/**
+ * GET /best-models parameters, with the reference's names and defaults, plus the machine spec attributes
+ * `processor`, `cores`, `chips`, `memory`, `frequency` (ours: they choose the node type as POST /model does).
+ */
 export function parseBestModelsQuery(params: URLSearchParams): {
   energySource?: string;
   outputType?: OutputTypeName;
@@ -127,6 +149,7 @@ export function parseBestModelsQuery(params: URLSearchParams): {
   nodeType?: number;
   filter?: string;
   pipelineName?: string;
+  machineSpec?: NodeSpec;
 } {
   const text = (name: string): string | undefined => {
     const value = params.get(name);
@@ -143,6 +166,20 @@ export function parseBestModelsQuery(params: URLSearchParams): {
   const nodeType = nodeTypeText === undefined ? undefined : Number(nodeTypeText);
   if (nodeType !== undefined && !Number.isInteger(nodeType))
     throw new InvalidInputError("node-type", `expected an integer, got "${nodeTypeText}"`);
+  const numberParam = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0) throw new InvalidInputError(name, `expected a non-negative number, got "${value}"`);
+    return parsed;
+  };
+  const machineSpec = nodeSpecFrom({
+    processor: text("processor"),
+    cores: numberParam("cores"),
+    chips: numberParam("chips"),
+    memory: numberParam("memory"),
+    frequency: numberParam("frequency"),
+  });
   return {
     energySource: text("energy-source"),
     outputType: outputType === undefined ? undefined : outputTypeOf(outputType, "output-type"),
@@ -150,6 +187,7 @@ export function parseBestModelsQuery(params: URLSearchParams): {
     nodeType,
     filter: text("filter"),
     pipelineName: text("pipeline-name"),
+    machineSpec: isEmptySpec(machineSpec) ? undefined : machineSpec,
   };
 }
 

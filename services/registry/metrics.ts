@@ -36,6 +36,27 @@ export function measureStore(store: ModelStore): void {
   );
 }
 
+const selections = counter(
+  "kepler_model_registry_selections_total",
+  "Models selected (SelectModel, POST /model), by protocol, how the node type was chosen (requested, exact, cover, similarity, none), the pipeline and node type chosen, and whether the model was trained for it.",
+  ["protocol", "match_kind", "pipeline", "node_type", "model_matches_node_type"],
+);
+
+/** Counts a successful selection and how its node type was chosen. */
+export function observeSelection(
+  protocol: "grpc" | "http",
+  selection: { nodeTypeMatch: { kind: string; pipelineName: string; nodeType: number }; modelMatchesNodeType: boolean },
+): void {
+  const match = selection.nodeTypeMatch;
+  selections.inc({
+    protocol,
+    match_kind: match.kind,
+    pipeline: match.pipelineName,
+    node_type: String(match.nodeType),
+    model_matches_node_type: String(selection.modelMatchesNodeType),
+  });
+}
+
 /** Counts a failed selection. */
 export function observeSelectionFailure(reason: string): void {
   selectionFailures.inc({ reason });

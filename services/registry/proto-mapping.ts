@@ -8,7 +8,7 @@ import {
   type ModelLocation as ProtoLocation,
 } from "../generated/kepler/model/v1/model.js";
 import { type MachineSpec, OutputType } from "../generated/kepler/model/v1/types.js";
-import type { ModelLocation, OutputTypeName } from "../models/index.js";
+import { calibrationOf, heldOutOf, type ModelLocation, type OutputTypeName } from "../models/index.js";
 import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelStore } from "./domain/model-store.js";
 import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
@@ -90,8 +90,10 @@ const MATCH_KINDS: Record<DomainMatchKind, NodeTypeMatchKind> = {
   none: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE,
 };
 
-export function nodeTypeMatchToProto(match: NodeTypeMatchInfo) {
+export function nodeTypeMatchToProto(match: Omit<NodeTypeMatchInfo, "similarity" | "reason"> & Partial<NodeTypeMatchInfo>) {
   return {
+    similarity: match.similarity ?? -1,
+    reason: match.reason ?? "",
     nodeType: match.nodeType,
     uncertainty: match.uncertainty,
     looseness: match.looseness,
@@ -114,6 +116,7 @@ export function metadataToProto(model: StoredModel, store: ModelStore): ModelMet
   const m = model.metadata;
   const components = componentsOf(model.location.energySource as EnergySource).filter((c) => `${c}_mae` in m || `${c}_mape` in m);
   const machineSpec = store.machineSpecOf(model);
+  const heldOut = heldOutOf(m);
   return {
     location: locationToProto(model.location),
     modelName: model.location.modelName,
@@ -135,5 +138,8 @@ export function metadataToProto(model: StoredModel, store: ModelStore): ModelMet
     hasWeights: model.weightJson !== undefined,
     metadataJson: model.metadataText,
     publishedTimeSeconds: model.publishedTimeSeconds,
+    heldOutMaeWatts: heldOut?.maeWatts,
+    heldOutRowCount: heldOut?.rowCount ?? 0,
+    hasCalibration: calibrationOf(m) !== undefined,
   };
 }

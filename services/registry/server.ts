@@ -15,7 +15,7 @@ import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
 import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
-import { observeExport, observeSelectionFailure } from "./metrics.js";
+import { observeExport, observeSelection, observeSelectionFailure } from "./metrics.js";
 import {
   locationFromProto,
   locationToProto,
@@ -174,6 +174,7 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
           looseNodeType: request.looseNodeType,
         }),
       );
+      observeSelection("grpc", selection);
       const response = { metadata: metadataToProto(model, store), selection: selectionToProto(selection) };
       if (request.metadataOnly) return response;
       if (request.weight) return { ...response, payload: { $case: "weightJson" as const, value: model.weightJson ?? "" } };
@@ -188,6 +189,7 @@ export function createRegistryService(store: ModelStore, limits: RegistryService
         nodeType: request.nodeType,
         filter: request.filter,
         pipelineName: request.pipelineName,
+        machineSpec: machineSpecFromProto(request.machineSpec),
       });
       return {
         bestModels: entries.map((entry) => ({

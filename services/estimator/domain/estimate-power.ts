@@ -1,11 +1,13 @@
 // The Estimate use case: validate the rows, get the model for the query from the cache, predict in
-// wasm-core, report watts per component per row with the core ratio (reference estimator, spec §8).
+// wasm-core, report watts per component per row with the core ratio (reference estimator, spec §8) and,
+// for models with calibration residuals, a prediction interval per row (prediction-intervals.ts).
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { componentsOf } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
 import { listText } from "../../domain/list-text.js";
 import { F64Buffer, firstNonFinite, gatherFeatureColumns } from "../../../wasm-core/src/index.js";
 import type { LoadedModel, MachineDescription, ModelQuery } from "./loaded-model.js";
+import { assertIntervalLevel, DEFAULT_INTERVAL_LEVEL, intervalBounds } from "./prediction-intervals.js";
 import type { ModelCache } from "./model-cache.js";
 
 /** One Estimate request, decoded. */
@@ -24,12 +26,19 @@ export interface EstimateInput {
   unavailableFeatureNames: readonly string[];
   /** The caller's machine; undefined means the estimator's own. */
   machineSpec?: MachineDescription;
+  /** Nominal coverage of the prediction intervals (0 < level < 1); undefined means the estimator's default. */
+  intervalLevel?: number;
 }
 
 /** Watts of one component for every row. */
 export interface ComponentPowerResult {
   component: string;
   powerWatts: Float64Array;
+  /** Prediction interval per row, when the model stores calibration residuals for the component. */
+  lowerWatts?: Float64Array;
+  upperWatts?: Float64Array;
+  /** The interval's half width before clamping at 0 (0 without calibration). */
+  halfWidthWatts?: number;
 }
 
 /** The estimate and the model that produced it. */
@@ -39,6 +48,8 @@ export interface EstimateResult<P> {
   model: LoadedModel<P>;
   /** Discovered (or given) cores / the model's cores when both are known, else 1. */
   coreRatio: number;
+  /** Nominal coverage of the intervals given; 0 or undefined when the model has no calibration. */
+  intervalLevel?: number;
 }
 
 /**
@@ -85,6 +96,7 @@ function assertInput(input: EstimateInput): void {
       `expected row_count * len(feature_names) = ${input.rowCount} * ${input.featureNames.length} = ${expected} values, got ${given}`,
     );
   }
+  if (input.intervalLevel !== undefined) assertIntervalLevel(input.intervalLevel);
   if (input.systemFeatureNames.length !== input.systemFeatureValues.length) {
     throw new InvalidInputError(
       "system_feature_values",
@@ -105,6 +117,7 @@ export class Estimator<P> {
   constructor(
     private readonly cache: ModelCache<P>,
     private readonly ownMachine: MachineDescription,
+    private readonly defaultIntervalLevel = DEFAULT_INTERVAL_LEVEL,
   ) {}
 
   /** The query a request maps to (also the cache key's content). */
@@ -175,14 +188,23 @@ export class Estimator<P> {
         x.buffer.free();
       }
       const order = componentsOf(query.energySource as Parameters<typeof componentsOf>[0]);
+      const level = input.intervalLevel ?? this.defaultIntervalLevel;
+      const widths = model.calibration?.halfWidthsAt(level);
       const componentPowers: ComponentPowerResult[] = [];
       for (const component of order) {
         const powerWatts = powers.get(component);
-        if (powerWatts !== undefined) componentPowers.push({ component, powerWatts });
+        if (powerWatts === undefined) continue;
+        const halfWidthWatts = widths?.get(component);
+        componentPowers.push(
+          halfWidthWatts === undefined
+            ? { component, powerWatts }
+            : { component, powerWatts, ...intervalBounds(powerWatts, halfWidthWatts), halfWidthWatts },
+        );
       }
       const cores = query.machineSpec.cores;
       const coreRatio = cores > 0 && model.modelCores > 0 ? cores / model.modelCores : 1;
-      return { componentPowers, rowCount: input.rowCount, model, coreRatio };
+      const intervalLevel = widths !== undefined && widths.size > 0 ? level : 0;
+      return { componentPowers, rowCount: input.rowCount, model, coreRatio, intervalLevel };
     } finally {
       rows.free();
     }

@@ -1,4 +1,5 @@
 // A model the estimator has loaded, with what the response reports about it.
+import type { IntervalCalibration } from "./prediction-intervals.js";
 import type { Predictor } from "./predictor.js";
 
 /** What the estimator asks its model source for (the registry's SelectModel, typed). */
@@ -34,6 +35,8 @@ export interface LoadedModel<P> {
   /** Features the model reads (metadata.json `features`). */
   features: readonly string[];
   predictor: Predictor;
+  /** Held-out residuals for prediction intervals; undefined when the model stores none. */
+  calibration?: IntervalCalibration;
   provenance: P;
 }
 

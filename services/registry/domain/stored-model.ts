@@ -5,6 +5,7 @@ import { InvalidInputError } from "../../domain/errors.js";
 import { featureGroupOf } from "../../domain/feature-groups.js";
 import {
   componentWeightsText,
+  heldOutOf,
   METADATA_FILE,
   type ModelLocation,
   parseWeightJson,
@@ -26,7 +27,10 @@ export interface StoredModel {
   /** metadata.json, verbatim. */
   metadataText: string;
   features: string[];
-  /** Metadata `mae`; undefined when missing (such models are never selected, as in the reference). */
+  /**
+   * The held-out error selection compares: metadata `held_out.mae` (unrounded), else `mae`; undefined when
+   * both are missing (such models are never selected, as in the reference).
+   */
   maeWatts: number | undefined;
   /** weight.json text, when the model has weights in Kepler's shape: the component map only (no model_name). */
   weightJson?: string;
@@ -133,7 +137,7 @@ export function describeStoredModel(
       ? "weights"
       : undefined;
   if (format === undefined) throw new UnservableModelError(unservableReason(metadata, entries));
-  const mae = metadata.mae;
+  const mae = heldOutOf(metadata)?.maeWatts ?? metadata.mae;
   const model: StoredModel = {
     location,
     trainerName: parsedName.trainerName,

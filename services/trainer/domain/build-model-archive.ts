@@ -1,4 +1,5 @@
-// The model archive of one trained trainer x node type: metadata.json (reference keys, rounded metrics),
+// The model archive of one trained trainer x node type: metadata.json (reference keys, rounded metrics, plus
+// the held-out rows' timestamps, exact errors and calibration residuals),
 // the component dict, scaler, feature-engineering files, component models and weight.json.
 import {
   type ComponentModelFile,
@@ -47,6 +48,8 @@ export function buildModelArchive(
     components: accuracy,
     nodeType: context.nodeType,
     machineSpec: context.machineSpec,
+    testTimestampsSeconds: accuracy[0]?.testTimestamps,
+    calibration: accuracy.map((c) => ({ component: c.component, absResidualsSorted: c.absResidualsSorted })),
   });
   return createModelArchive(location, {
     metadata,

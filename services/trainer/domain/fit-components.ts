@@ -1,5 +1,5 @@
 // The CPU-heavy part of one trainer on one node type: scale, split, fit every component, predict the
-// test rows, MAE/MAPE, then the model archive, its zip and the checkpoints' JSON. Plain data in and out
+// test rows, MAE/MAPE and the sorted absolute test residuals (calibration), then the model archive, its zip and the checkpoints' JSON. Plain data in and out
 // (no callbacks, no I/O) so it runs the same on the main thread or on a worker thread with its own
 // wasm-core instance; failures come back as data.
 import {
@@ -7,6 +7,7 @@ import {
   type Matrix,
   meanAbsoluteError,
   meanAbsolutePercentageError,
+  sortedAbsoluteResiduals,
   takeElements,
   takeRows,
   vectorStats,
@@ -108,9 +109,11 @@ export function fitComponents(job: FitJob): FitOutcome {
       if (bad > 0) throw new Error(`${bad} of ${predictions.length} test predictions are NaN or infinite`);
       const maeWatts = meanAbsoluteError(yTest, predictions);
       const mapePercent = meanAbsolutePercentageError(yTest, predictions);
+      // The held-out residuals are the split-conformal calibration of the model's prediction intervals.
+      const absResidualsSorted = sortedAbsoluteResiduals(yTest, predictions);
       outcome.fitted.push(component);
       models.push({ component, model });
-      outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps });
+      outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps, absResidualsSorted });
     });
   } catch (error) {
     outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };

@@ -9,6 +9,8 @@ export interface ComponentResult {
   /** Test-row predictions, in test-row order. */
   testPredictions: Float64Array;
   testTimestamps: Float64Array;
+  /** |y - prediction| on the test rows, sorted ascending: the split-conformal calibration residuals. */
+  absResidualsSorted: Float64Array;
 }
 
 /** The outcome of one trainer on one node type. */
