@@ -10,9 +10,12 @@ import { componentsOf } from "../../services/domain/energy-sources.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { buildTestArchive } from "../../services/registry/testing/model-archives.js";
-import { fileModelProvider } from "../../services/vm-power/exporter-model.js";
-import { readProcCounters } from "../../services/vm-power/proc-counters.js";
-import { VmExporter } from "../../services/vm-power/vm-exporter.js";
+import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
+import { fileModelProvider } from "../../services/vm-power/exporter/exporter-model.js";
+import { readProcCounters } from "../../services/vm-power/guest/proc-counters.js";
+import { VmExporter } from "../../services/vm-power/exporter/vm-exporter.js";
+import { registerExporterMetrics } from "../../services/vm-power/exporter/exporter-metrics.js";
+import { metricsRegistry } from "../../services/kit/observe/metrics.js";
 import { measure, ms, printTable } from "../support/measure.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -45,7 +48,7 @@ export default async function run(): Promise<void> {
 
     const exporter = new VmExporter({
       read: () => readProcCounters(),
-      power: { kind: "model", provider: fileModelProvider(modelFile) },
+      power: { kind: "model", provider: fileModelProvider(modelFile, createComponentPredictor) },
       nodeName: "bench",
       logger: silentLogger(),
     });
@@ -60,7 +63,8 @@ export default async function run(): Promise<void> {
       200,
       20,
     );
-    const render = await measure(() => exporter.metricsText(), 200, 20);
+    registerExporterMetrics({ exporter, zones: componentsOf("rapl-sysfs"), nodeName: "bench", version: "bench" });
+    const render = await measure(() => metricsRegistry.metrics(), 200, 20);
     printTable(
       "one exporter tick (median of 200, this machine's /proc)",
       ["case", "ms", "ratio"],

@@ -8,18 +8,21 @@ import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { createRegistryPublisher } from "../../services/trainer/registry-publisher.js";
-import { DEFAULT_VM_PIPELINE, DEFAULT_VM_TRAINERS, trainVmModels } from "../../services/vm-power/train-vm-models.js";
+import { trainModels } from "../../services/trainer/domain/train-models.js";
 import {
   DEFAULT_NODE_MAPPING,
   DEFAULT_VM_MAPPING,
+  DEFAULT_VM_PIPELINE,
+  DEFAULT_VM_TRAINERS,
   type PowerTarget,
+  trainVmModels,
   vmQueries,
   type VmQueryResults,
-} from "../../services/vm-power/vm-training-table.js";
+  ZONES,
+} from "../../services/vm-power/index.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
-import { ZONES } from "../../services/vm-power/vm-exporter.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 const text = (flags: Flags, name: string, fallback = ""): string =>
@@ -164,6 +167,7 @@ export const vmTrainCommand: Command = {
             return response.nodeType;
           },
           publishModel: createRegistryPublisher(registry),
+          trainModels,
         },
       );
       const rows: string[][] = [];

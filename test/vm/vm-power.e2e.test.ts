@@ -27,7 +27,7 @@ import {
   DEFAULT_VM_MAPPING,
   vmQueries,
   type VmQueryResults,
-} from "../../services/vm-power/vm-training-table.js";
+} from "../../services/vm-power/training/vm-training-table.js";
 import { createMatrix, matrixToWasm, meanAbsolutePercentageError } from "../../wasm-core/src/index.js";
 import { spawnNode, type RunningChild } from "../support/child-process.js";
 import { PROMTOOL_BINARY, type PrometheusInstance, savedResponseToOpenMetrics, startPrometheus } from "../support/prometheus.js";

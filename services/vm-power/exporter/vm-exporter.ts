@@ -1,14 +1,14 @@
 // Inside a VM: every tick, read the guest's counters, turn the change since the previous tick into the
 // model's features, predict watts per RAPL zone, and add watts x seconds to an energy counter that never
 // falls (not at a model reload either: the model is a label of the watts gauge and of the info metric, not
-// of the counter). Exposed with Kepler 0.10's names, `kepler_node_cpu_watts{zone}` and
-// `kepler_node_cpu_joules_total{zone}`, marked `source="model"`.
-import { componentsOf } from "../domain/energy-sources.js";
-import type { DomainLogger } from "../kit/observe/logger.js";
-import { accumulateEnergy, createMatrix, matrixToWasm } from "../../wasm-core/src/index.js";
-import type { GuestCounterName, GuestCounterSeries } from "./guest-counters.js";
-import { guestFeatureColumns } from "./guest-features.js";
-import type { GuestSnapshot } from "./guest-snapshot.js";
+// of the counter). Exposed with Kepler 0.10's names by exporter-metrics.ts; the daemon also hands the
+// watts to the modelled sysfs tree (../tree) an unchanged Kepler reads.
+import { componentsOf } from "../../domain/energy-sources.js";
+import type { DomainLogger } from "../../kit/observe/logger.js";
+import { accumulateEnergy, createMatrix, matrixToWasm } from "../../../wasm-core/src/index.js";
+import type { GuestCounterName, GuestCounterSeries } from "../guest/guest-counters.js";
+import { guestFeatureColumns } from "../guest/guest-features.js";
+import type { GuestSnapshot } from "../guest/guest-snapshot.js";
 import type { ExporterModel, ModelProvider } from "./exporter-model.js";
 
 export const ZONES = componentsOf("rapl-sysfs");
@@ -25,6 +25,23 @@ export interface VmExporterDeps {
     { kind: "model"; provider: ModelProvider } | { kind: "estimator"; client: RemoteEstimate; featureNames: readonly string[] };
   nodeName: string;
   logger: DomainLogger;
+}
+
+/** The exporter's state as /metrics shows it. */
+export interface VmExporterStatus {
+  /** Watts per zone of the last successful tick (undefined before one). */
+  watts: Float64Array | undefined;
+  /** Energy per zone since this process started. */
+  joules: Float64Array;
+  modelName: string;
+  pipeline: string;
+  featureGroup: string;
+  modelVersion: string;
+  origin: "file" | "registry" | "estimator";
+  ticksOk: number;
+  ticksError: number;
+  lastTickSeconds: number;
+  modelLoads: number;
 }
 
 /** What one tick did. */
@@ -45,12 +62,6 @@ function pairSeries(previous: GuestSnapshot, current: GuestSnapshot): GuestCount
   };
 }
 
-const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
-const labels = (pairs: Record<string, string>) =>
-  `{${Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
-    .join(",")}}`;
-
 /** The exporter's state (see the file comment). */
 export class VmExporter {
   private previous: GuestSnapshot | undefined;
@@ -67,6 +78,23 @@ export class VmExporter {
   /** The model in use (undefined before the first load or with an estimator). */
   get currentModel(): ExporterModel | undefined {
     return this.model;
+  }
+
+  /** What /metrics shows (exporter-metrics.ts). */
+  get status(): VmExporterStatus {
+    return {
+      watts: this.watts,
+      joules: this.joules,
+      modelName: this.model?.name ?? this.remoteModelName,
+      pipeline: this.model?.pipeline ?? "",
+      featureGroup: this.model?.featureGroup ?? "",
+      modelVersion: this.model?.version ?? "",
+      origin: this.deps.power.kind === "estimator" ? "estimator" : this.deps.power.provider.origin,
+      ticksOk: this.ticks.ok,
+      ticksError: this.ticks.error,
+      lastTickSeconds: this.lastTickSeconds,
+      modelLoads: this.modelLoads,
+    };
   }
 
   /** Loads the model, or a newer one; keeps the current one (and logs) when loading fails. */
@@ -133,55 +161,5 @@ export class VmExporter {
     } finally {
       x.buffer.free();
     }
-  }
-
-  /** The Prometheus text exposition of the current state. */
-  metricsText(): string {
-    const node = this.deps.nodeName;
-    const modelName = this.model?.name ?? this.remoteModelName;
-    const lines: string[] = [];
-    if (this.watts !== undefined) {
-      lines.push(
-        "# HELP kepler_node_cpu_watts CPU power of this VM per RAPL zone, modelled from its OS counters (kepler-model exporter).",
-        "# TYPE kepler_node_cpu_watts gauge",
-      );
-      ZONES.forEach((zone, i) =>
-        lines.push(
-          `kepler_node_cpu_watts${labels({ node_name: node, zone, source: "model", model: modelName })} ${this.watts![i]}`,
-        ),
-      );
-      lines.push(
-        "# HELP kepler_node_cpu_joules_total CPU energy of this VM per RAPL zone since the exporter started, modelled (the integral of kepler_node_cpu_watts).",
-        "# TYPE kepler_node_cpu_joules_total counter",
-      );
-      ZONES.forEach((zone, i) =>
-        lines.push(`kepler_node_cpu_joules_total${labels({ node_name: node, zone, source: "model" })} ${this.joules[i]}`),
-      );
-    }
-    if (this.model !== undefined || this.remoteModelName !== "") {
-      lines.push(
-        "# HELP kepler_model_exporter_model_info The model the exporter runs (or the estimator answered with).",
-        "# TYPE kepler_model_exporter_model_info gauge",
-        `kepler_model_exporter_model_info${labels({
-          model: modelName,
-          pipeline: this.model?.pipeline ?? "",
-          feature_group: this.model?.featureGroup ?? "",
-          origin: this.deps.power.kind === "estimator" ? "estimator" : this.deps.power.provider.origin,
-        })} 1`,
-      );
-    }
-    lines.push(
-      "# HELP kepler_model_exporter_ticks_total Ticks (read counters, predict, integrate) by outcome.",
-      "# TYPE kepler_model_exporter_ticks_total counter",
-      `kepler_model_exporter_ticks_total{outcome="ok"} ${this.ticks.ok}`,
-      `kepler_model_exporter_ticks_total{outcome="error"} ${this.ticks.error}`,
-      "# HELP kepler_model_exporter_tick_seconds Duration of the last tick.",
-      "# TYPE kepler_model_exporter_tick_seconds gauge",
-      `kepler_model_exporter_tick_seconds ${this.lastTickSeconds}`,
-      "# HELP kepler_model_exporter_model_loads_total Models loaded (the first and every change).",
-      "# TYPE kepler_model_exporter_model_loads_total counter",
-      `kepler_model_exporter_model_loads_total ${this.modelLoads}`,
-    );
-    return `${lines.join("\n")}\n`;
   }
 }

@@ -1,11 +1,11 @@
 // Trains VM models (GuestOSOnly / GuestOSPerf, AbsPower, the rapl-sysfs zones) per node type, each with
 // its machine spec (the vCPU count as cores) in metadata.json, so selection by a VM's spec finds the model
-// of its size. Publishing and node-type indexing are the caller's (a registry, or a local folder).
-import type { FeatureGroupName } from "../domain/feature-groups.js";
-import type { ModelArchive, OutputTypeName } from "../models/index.js";
-import type { NodeSpec } from "../node-types/index.js";
-import { trainModels } from "../trainer/domain/train-models.js";
-import type { TrainerResult } from "../trainer/domain/training-results.js";
+// of its size. Publishing, node-type indexing and the trainers themselves are the caller's (the CLI passes
+// the trainer's trainModels), so this room does not reach into another service.
+import type { FeatureGroupName } from "../../domain/feature-groups.js";
+import type { DataTable } from "../../domain/data-table.js";
+import type { ModelArchive, OutputTypeName } from "../../models/index.js";
+import type { NodeSpec } from "../../node-types/index.js";
 import { isolateVmIdle, type VmIdleWatts } from "./vm-idle-isolation.js";
 import { buildVmTrainingTable, type VmMapping, type VmQueryResults, type VmTable } from "./vm-training-table.js";
 
@@ -24,22 +24,40 @@ export interface TrainVmModelsRequest {
   seed?: number;
 }
 
-export interface TrainVmModelsDeps {
-  nodeTypeOf(machine: string, spec: NodeSpec): Promise<number>;
-  publishModel(archive: ModelArchive): Promise<void>;
+/** One training call: a node type's table, every trainer (the trainer's TrainModelsRequest has these fields). */
+export interface VmTrainCall {
+  table: DataTable;
+  energySource: "rapl-sysfs";
+  featureGroup: FeatureGroupName;
+  outputType: OutputTypeName;
+  trainerNames: readonly string[];
+  nodeType: number;
+  seed: number;
+  pipelineName: string;
+  machineSpec: { processor: string; cores: number; chips: number; memory: number; frequency: number };
 }
 
-export interface TrainVmModelsResult {
+export interface TrainVmModelsDeps<R> {
+  nodeTypeOf(machine: string, spec: NodeSpec): Promise<number>;
+  publishModel(archive: ModelArchive): Promise<void>;
+  /** Trains (and publishes through `publishModel`) every trainer of one call. */
+  trainModels(call: VmTrainCall, deps: { publishModel(archive: ModelArchive): Promise<void> }): Promise<{ results: R[] }>;
+}
+
+export interface TrainVmModelsResult<R> {
   tables: Map<FeatureGroupName, VmTable>;
-  results: Array<TrainerResult & { featureGroup: FeatureGroupName; outputType: OutputTypeName }>;
+  results: Array<R & { featureGroup: FeatureGroupName; outputType: OutputTypeName }>;
   /** The idle watts per zone taken off each VM for DynPower (empty without DynPower). */
   idle: VmIdleWatts;
 }
 
 /** Builds the table of each group and trains every trainer on every node type (see the file comment). */
-export async function trainVmModels(request: TrainVmModelsRequest, deps: TrainVmModelsDeps): Promise<TrainVmModelsResult> {
+export async function trainVmModels<R extends object>(
+  request: TrainVmModelsRequest,
+  deps: TrainVmModelsDeps<R>,
+): Promise<TrainVmModelsResult<R>> {
   const tables = new Map<FeatureGroupName, VmTable>();
-  const results: TrainVmModelsResult["results"] = [];
+  const results: TrainVmModelsResult<R>["results"] = [];
   const idle: VmIdleWatts = new Map();
   const outputTypes = request.outputTypes ?? ["AbsPower"];
   for (const featureGroup of request.featureGroups) {
@@ -58,7 +76,7 @@ export async function trainVmModels(request: TrainVmModelsRequest, deps: TrainVm
           table = isolated.table;
           for (const [vm, watts] of isolated.idle) idle.set(vm, watts);
         }
-        const trained = await trainModels(
+        const trained = await deps.trainModels(
           {
             table,
             energySource: "rapl-sysfs",

@@ -1,8 +1,8 @@
 // Guest counters -> the GuestOSOnly / GuestOSPerf feature columns (services/domain/feature-groups.ts):
 // per-second rates of every counter (wasm-core's counterToRate, each row's own step, resets read as
 // Prometheus does), CPU seconds divided by the vCPU count into fractions of the VM's CPU time.
-import { GUEST_OS_FEATURES, GUEST_PERF_FEATURES } from "../domain/feature-groups.js";
-import { counterToRate, divideOrZero, usedFraction } from "../../wasm-core/src/index.js";
+import { GUEST_OS_FEATURES, GUEST_PERF_FEATURES } from "../../domain/feature-groups.js";
+import { counterToRate, divideOrZero, usedFraction } from "../../../wasm-core/src/index.js";
 import type { GuestCounterName, GuestCounterSeries } from "./guest-counters.js";
 
 // Feature -> the counter it is the rate of, and whether it is divided by the vCPU count.

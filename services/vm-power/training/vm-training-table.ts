@@ -3,14 +3,14 @@
 // per RAPL zone as `<zone>_power` (package, core, uncore, dram: the rapl-sysfs components) and the VM's
 // node type (its vCPU count and memory). Prometheus does the label sums (VM_QUERIES); the rates of every
 // counter, joules included, are wasm-core's counterToRate.
-import { createDataTable, type DataTable } from "../domain/data-table.js";
-import { componentsOf, powerColumn } from "../domain/energy-sources.js";
-import { InvalidInputError } from "../domain/errors.js";
-import { type FeatureGroupName, featuresOf } from "../domain/feature-groups.js";
-import type { NodeSpec } from "../node-types/index.js";
-import { counterToRate } from "../../wasm-core/src/index.js";
-import { GUEST_CPU_MODES, type GuestCounterName, type GuestCounterSeries } from "./guest-counters.js";
-import { guestFeatureColumns, hasPerfCounters } from "./guest-features.js";
+import { createDataTable, type DataTable } from "../../domain/data-table.js";
+import { componentsOf, powerColumn } from "../../domain/energy-sources.js";
+import { InvalidInputError } from "../../domain/errors.js";
+import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
+import type { NodeSpec } from "../../node-types/index.js";
+import { counterToRate } from "../../../wasm-core/src/index.js";
+import { GUEST_CPU_MODES, type GuestCounterName, type GuestCounterSeries } from "../guest/guest-counters.js";
+import { guestFeatureColumns, hasPerfCounters } from "../guest/guest-features.js";
 
 /** One series as Prometheus' query_range returns it. */
 export interface QuerySeries {

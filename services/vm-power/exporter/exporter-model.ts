@@ -1,15 +1,33 @@
 // Where the exporter's model comes from: a model zip on disk (air-gapped VMs; re-read when the file
 // changes), or the registry (SelectModel for this VM's spec and features, then GetModelArchive;
 // re-selected on every refresh). The estimator, when the exporter calls Estimate instead, is
-// vm-exporter.ts' other power source.
+// vm-exporter.ts' other power source. The code that runs a model comes in from the caller (the CLI passes
+// the estimator's predictor), so this room does not reach into another service.
 import { stat, readFile } from "node:fs/promises";
-import { componentsOf } from "../domain/energy-sources.js";
-import { createComponentPredictor, type Predictor } from "../estimator/domain/predictor.js";
-import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../models/index.js";
-import type { NodeSpec } from "../node-types/index.js";
+import { componentsOf } from "../../domain/energy-sources.js";
+import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../../generated/kepler/model/v1/types.js";
+import type { PeerClient } from "../../kit/transport/grpc-client.js";
+import {
+  type ComponentModels,
+  METADATA_FILE,
+  readComponentModels,
+  readZip,
+  type ZipEntry,
+} from "../../models/index.js";
+import type { NodeSpec } from "../../node-types/index.js";
+import type { WasmMatrix } from "../../../wasm-core/src/index.js";
+
+/** What the exporter needs of a model runner (the estimator's component predictor has this shape). */
+export interface ZonePredictor {
+  /** The columns `predict` expects, in order, given the model's features. */
+  inputFeatures(requestFeatures: readonly string[]): readonly string[];
+  /** Watts per component per row for a column-major matrix of those columns. */
+  predict(x: WasmMatrix, columns: readonly string[], system: ReadonlyMap<string, string>): Map<string, Float64Array>;
+}
+
+/** Builds a runner for an archive's component models. */
+export type CreatePredictor = (models: ComponentModels) => ZonePredictor;
 
 /** A model ready to run, with what the metrics say about it. */
 export interface ExporterModel {
@@ -17,7 +35,7 @@ export interface ExporterModel {
   pipeline: string;
   featureGroup: string;
   features: readonly string[];
-  predictor: Predictor;
+  predictor: ZonePredictor;
   /** Changes when the model does (file mtime, or registry model name + publish time). */
   version: string;
 }
@@ -28,7 +46,13 @@ export interface ModelProvider {
   load(): Promise<ExporterModel>;
 }
 
-function modelOf(entries: readonly ZipEntry[], name: string, pipeline: string, version: string): ExporterModel {
+function modelOf(
+  entries: readonly ZipEntry[],
+  name: string,
+  pipeline: string,
+  version: string,
+  createPredictor: CreatePredictor,
+): ExporterModel {
   const metadata = JSON.parse(new TextDecoder().decode(entries.find((e) => e.name === METADATA_FILE)?.data)) as Record<
     string,
     unknown
@@ -40,7 +64,7 @@ function modelOf(entries: readonly ZipEntry[], name: string, pipeline: string, v
     pipeline,
     featureGroup: String(metadata.feature_group ?? featureGroupFromName(features)),
     features,
-    predictor: createComponentPredictor(models),
+    predictor: createPredictor(models),
     version,
   };
 }
@@ -51,12 +75,12 @@ function featureGroupFromName(features: readonly string[]): string {
 }
 
 /** A model zip on disk. */
-export function fileModelProvider(path: string): ModelProvider {
+export function fileModelProvider(path: string, createPredictor: CreatePredictor): ModelProvider {
   return {
     origin: "file",
     async load() {
       const info = await stat(path);
-      return modelOf(readZip(await readFile(path), path), path, "file", `${info.mtimeMs}:${info.size}`);
+      return modelOf(readZip(await readFile(path), path), path, "file", `${info.mtimeMs}:${info.size}`, createPredictor);
     },
   };
 }
@@ -65,6 +89,7 @@ export function fileModelProvider(path: string): ModelProvider {
 export function registryModelProvider(
   registry: PeerClient<typeof RegistryServiceDefinition>,
   query: { pipelineName: string; featureNames: readonly string[]; spec: NodeSpec },
+  createPredictor: CreatePredictor,
 ): ModelProvider {
   return {
     origin: "registry",
@@ -90,7 +115,13 @@ export function registryModelProvider(
       if (metadata === undefined || location === undefined) throw new Error("the registry selected no model");
       const chunks: Buffer[] = [];
       for await (const message of registry.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
-      const model = modelOf(readZip(Buffer.concat(chunks), metadata.modelName), metadata.modelName, location.pipelineName, "");
+      const model = modelOf(
+        readZip(Buffer.concat(chunks), metadata.modelName),
+        metadata.modelName,
+        location.pipelineName,
+        "",
+        createPredictor,
+      );
       return {
         ...model,
         featureGroup: location.featureGroup,

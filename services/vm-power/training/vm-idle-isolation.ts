@@ -1,9 +1,9 @@
 // DynPower for VMs: each VM's power minus its share at rest, the least power it drew per zone in the
 // training window (the min isolator's idle power, per VM instead of per node). Offsets are subtracted by
 // wasm-core's subtractGroupOffsets (negative results clamped to 0).
-import { createDataTable, findColumn, getColumn } from "../domain/data-table.js";
-import { componentsOf, powerColumn } from "../domain/energy-sources.js";
-import { columnStats, subtractGroupOffsets } from "../../wasm-core/src/index.js";
+import { createDataTable, findColumn, getColumn } from "../../domain/data-table.js";
+import { componentsOf, powerColumn } from "../../domain/energy-sources.js";
+import { columnStats, subtractGroupOffsets } from "../../../wasm-core/src/index.js";
 import type { NodeTypeTable } from "./vm-training-table.js";
 
 /** Each VM's idle watts per zone (in the rapl-sysfs component order). */

@@ -1,0 +1,166 @@
+// The exporter's /metrics, on the kit's metrics registry (served by the kit's metrics HTTP server, like
+// every service's): the modelled power with Kepler 0.10's names (`kepler_node_cpu_watts{zone}`,
+// `kepler_node_cpu_joules_total{zone}`, marked `source="model"`), the model in use, the ticks, and for the
+// modelled sysfs tree which model, pipeline and version feed it, so whoever reads Kepler's numbers in the
+// VM can tell they are modelled.
+import { Counter, Gauge } from "prom-client";
+import { metricsRegistry } from "../../kit/observe/metrics.js";
+import type { TreeWriter } from "../tree/tree-writer.js";
+import type { VmExporter } from "./vm-exporter.js";
+
+/** The tree the exporter writes, as /metrics describes it. */
+export interface TreeDescription {
+  writer: TreeWriter;
+  root: string;
+  layouts: readonly string[];
+}
+
+export interface ExporterMetricsSource {
+  exporter: VmExporter;
+  zones: readonly string[];
+  nodeName: string;
+  /** This program's version (package.json). */
+  version: string;
+  tree?: TreeDescription;
+}
+
+const NAMES = [
+  "kepler_node_cpu_watts",
+  "kepler_node_cpu_joules_total",
+  "kepler_model_exporter_model_info",
+  "kepler_model_exporter_ticks_total",
+  "kepler_model_exporter_tick_seconds",
+  "kepler_model_exporter_model_loads_total",
+  "kepler_model_exporter_tree_info",
+  "kepler_model_exporter_tree_watts",
+  "kepler_model_exporter_tree_flushes_total",
+  "kepler_model_exporter_tree_files_written_total",
+  "kepler_model_exporter_tree_errors_total",
+];
+
+// prom-client counters only go up by inc(): a collected counter is reset and set to the source's total.
+function setCounter<L extends string>(counter: Counter<L>, value: number, labels?: Partial<Record<L, string>>): void {
+  if (labels === undefined) counter.inc(value);
+  else counter.inc(labels, value);
+}
+
+/**
+ * Registers the exporter's metrics on the process registry, read from `source` at every scrape; replaces
+ * those of an earlier exporter in the same process (tests start several).
+ */
+export function registerExporterMetrics(source: ExporterMetricsSource): void {
+  for (const name of NAMES) metricsRegistry.removeSingleMetric(name);
+  const registers = [metricsRegistry];
+  const status = () => source.exporter.status;
+  new Gauge({
+    name: "kepler_node_cpu_watts",
+    help: "CPU power of this VM per RAPL zone, modelled from its OS counters (kepler-model exporter).",
+    labelNames: ["node_name", "zone", "source", "model"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const { watts, modelName } = status();
+      if (watts === undefined) return;
+      source.zones.forEach((zone, i) =>
+        this.set({ node_name: source.nodeName, zone, source: "model", model: modelName }, watts[i]!),
+      );
+    },
+  });
+  new Counter({
+    name: "kepler_node_cpu_joules_total",
+    help: "CPU energy of this VM per RAPL zone since the exporter started, modelled (the integral of kepler_node_cpu_watts).",
+    labelNames: ["node_name", "zone", "source"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const { watts, joules } = status();
+      if (watts === undefined) return;
+      source.zones.forEach((zone, i) => setCounter(this, joules[i]!, { node_name: source.nodeName, zone, source: "model" }));
+    },
+  });
+  new Gauge({
+    name: "kepler_model_exporter_model_info",
+    help: "The model the exporter runs (or the estimator answered with).",
+    labelNames: ["model", "pipeline", "feature_group", "origin"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const { modelName, pipeline, featureGroup, origin } = status();
+      if (modelName !== "") this.set({ model: modelName, pipeline, feature_group: featureGroup, origin }, 1);
+    },
+  });
+  new Counter({
+    name: "kepler_model_exporter_ticks_total",
+    help: "Ticks (read counters, predict, integrate) by outcome.",
+    labelNames: ["outcome"] as const,
+    registers,
+    collect() {
+      this.reset();
+      setCounter(this, status().ticksOk, { outcome: "ok" });
+      setCounter(this, status().ticksError, { outcome: "error" });
+    },
+  });
+  new Gauge({
+    name: "kepler_model_exporter_tick_seconds",
+    help: "Duration of the last tick.",
+    registers,
+    collect() {
+      this.set(status().lastTickSeconds);
+    },
+  });
+  new Counter({
+    name: "kepler_model_exporter_model_loads_total",
+    help: "Models loaded (the first and every change).",
+    registers,
+    collect() {
+      this.reset();
+      setCounter(this, status().modelLoads);
+    },
+  });
+  const tree = source.tree;
+  if (tree !== undefined) registerTreeMetrics(source, tree);
+}
+
+function registerTreeMetrics(source: ExporterMetricsSource, tree: TreeDescription): void {
+  const registers = [metricsRegistry];
+  new Gauge({
+    name: "kepler_model_exporter_tree_info",
+    help: "The modelled sysfs tree Kepler reads as its host.sysfs (its values are modelled, not measured): where, which layout, and which model, pipeline and model version feed it, written by which exporter version.",
+    labelNames: ["path", "layout", "model", "pipeline", "model_version", "exporter_version"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const { modelName, pipeline, modelVersion } = source.exporter.status;
+      for (const layout of tree.layouts)
+        this.set(
+          { path: tree.root, layout, model: modelName, pipeline, model_version: modelVersion, exporter_version: source.version },
+          1,
+        );
+    },
+  });
+  new Gauge({
+    name: "kepler_model_exporter_tree_watts",
+    help: "Watts per zone the tree's counters advance at now (the last modelled watts; held through failed ticks and restarts).",
+    labelNames: ["zone"] as const,
+    registers,
+    collect() {
+      this.reset();
+      tree.writer.zones.forEach((zone, i) => this.set({ zone }, tree.writer.watts(i)));
+    },
+  });
+  const counters: Array<[string, string, () => number]> = [
+    ["kepler_model_exporter_tree_flushes_total", "Updates of the tree (counters advanced, files rewritten).", () => tree.writer.stats.flushes],
+    ["kepler_model_exporter_tree_files_written_total", "Files of the tree replaced (each atomically).", () => tree.writer.stats.filesWritten],
+    ["kepler_model_exporter_tree_errors_total", "Failed tree or state writes.", () => tree.writer.stats.errors],
+  ];
+  for (const [name, help, value] of counters)
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        setCounter(this, value());
+      },
+    });
+}
