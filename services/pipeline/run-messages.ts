@@ -107,6 +107,14 @@ export function resultMessage(result: PipelineTrainerResult, pipelineName: strin
   return { content: { $case: "result", value: trainerResultMessage(result, pipelineName) } };
 }
 
+// Why the run's rows got their node type, in the registry's one-sentence style.
+function nodeTypeReason(nodeType: PipelineRunSummary["nodeType"], pipelineName: string): string {
+  if (nodeType.kind === "indexed")
+    return `node type ${nodeType.nodeType} of pipeline ${pipelineName}: the run's machine spec, ${nodeType.created === true ? "indexed as a new node type" : "already indexed"}`;
+  if (nodeType.kind === "requested") return `node type ${nodeType.nodeType} as requested`;
+  return "no node type: the rows keep the data's node_type column";
+}
+
 export function summaryMessage(summary: PipelineRunSummary): RunPipelineResponse {
   const { nodeType } = summary;
   const matched = nodeType.kind !== "data";
@@ -130,6 +138,9 @@ export function summaryMessage(summary: PipelineRunSummary): RunPipelineResponse
                 : NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE,
           pipelineName: summary.pipelineName,
           nodeTypeSpec: nodeType.spec === undefined ? undefined : machineSpecMessage(nodeType.spec),
+          // An indexed spec is its node type's own spec; nothing was compared otherwise.
+          similarity: nodeType.kind === "indexed" ? 1 : -1,
+          reason: nodeTypeReason(nodeType, summary.pipelineName),
         },
         notices: [...summary.notices],
       },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDataTable } from "../../domain/data-table.js";
 import { alignedWindow } from "./online-pipelines.js";
-import { newestSampleRowSeconds } from "./run-pipeline.js";
+import { newestSampleRowSeconds } from "./steps/newest-sample.js";
 
 describe("alignedWindow", () => {
   it("ends on the last step-grid point at or before now and reaches back whole steps", () => {

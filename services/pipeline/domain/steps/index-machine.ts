@@ -1,7 +1,8 @@
-// The node type a run's rows get (reference `kepler-model train --id`: the machine spec is indexed in the
-// pipeline's node_type_index.json and its node type replaces the data's node_type column, §6.5, §9.4).
-import type { PipelineRunOptions } from "./pipeline-options.js";
-import type { PipelineMachineSpec, PipelinePeers } from "./pipeline-peers.js";
+// Step "index machine": the node type a run's rows get (reference `kepler-model train --id`: the machine
+// spec is indexed in the pipeline's node_type_index.json and its node type replaces the data's node_type
+// column, §6.5, §9.4).
+import type { PipelineRunOptions } from "../pipeline-options.js";
+import type { PipelineMachineSpec, PipelinePeers } from "../pipeline-peers.js";
 
 /** How the node type was chosen. */
 export interface NodeTypeAssignment {
