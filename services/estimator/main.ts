@@ -15,7 +15,7 @@ import type { MachineDescription } from "./domain/loaded-model.js";
 import { ModelCache } from "./domain/model-cache.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
 import { watchRegistry } from "./registry-watch.js";
-import { observeEstimate, observeRegistryReachable } from "./metrics.js";
+import { cacheEvents, observeEstimate, observeRegistryReachable } from "./metrics.js";
 import { type EstimatorSocketHandle, type EstimatorSocketLimits, startEstimatorSocket } from "./estimator-socket.js";
 import { createEstimatorDirectMethods, createEstimatorService } from "./server.js";
 
@@ -75,7 +75,10 @@ export async function startEstimator(
     boundedStreams: ["/kepler.model.v1.RegistryService/GetModelArchive"],
   });
   const estimator = new Estimator(
-    new ModelCache(createRegistryModelSource(registry), logger, { maxEntries: config.modelCacheEntries }),
+    new ModelCache(createRegistryModelSource(registry), logger, {
+      maxEntries: config.modelCacheEntries,
+      observer: cacheEvents,
+    }),
     machine,
     (config.intervalCoveragePercent ?? 90) / 100,
   );

@@ -22,7 +22,7 @@ const cacheEventTally = tallyCounter(
   "Model cache lookups by result: hit, miss (loaded), reload (a publish made the entry stale).",
   ["result"],
 );
-/** Counts one model cache lookup by its result. */
+/** Counts one model cache lookup by its result (the model cache's observer). */
 export const cacheEvents = {
   hit: cacheEventTally.bind({ result: "hit" }),
   miss: cacheEventTally.bind({ result: "miss" }),

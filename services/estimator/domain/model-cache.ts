@@ -6,7 +6,6 @@
 // (it used to reload every cached query at once: 20,000 queries, 60,003 registry calls, 65 s).
 import { FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/observe/logger.js";
-import { cacheEvents } from "../metrics.js";
 import { type LoadedModel, type ModelQuery, type ModelSource, queryKey, sameQuery } from "./loaded-model.js";
 
 interface Entry<P> {
@@ -20,11 +19,24 @@ interface Entry<P> {
   generation: number;
 }
 
+/** Told of every lookup by its result (the service counts them in its metrics). */
+export interface ModelCacheObserver {
+  /** A loaded model was returned. */
+  hit(): void;
+  /** The model was not loaded: a load started. */
+  miss(): void;
+  /** A publish made the entry stale: a background reload started. */
+  reload(): void;
+}
+
 /** Options of the cache. */
 export interface ModelCacheOptions {
   /** Most cached queries (default DEFAULT_MODEL_CACHE_ENTRIES). */
   maxEntries?: number;
+  observer?: ModelCacheObserver;
 }
+
+const UNOBSERVED: ModelCacheObserver = { hit() {}, miss() {}, reload() {} };
 
 /** Default bound of the estimator's model cache. */
 export const DEFAULT_MODEL_CACHE_ENTRIES = 256;
@@ -37,6 +49,7 @@ export class ModelCache<P> {
   private lastHit: string | undefined;
   private lastQuery: { query: ModelQuery; key: string } | undefined;
   private readonly maxEntries: number;
+  private readonly observer: ModelCacheObserver;
 
   constructor(
     private readonly source: ModelSource<P>,
@@ -44,6 +57,7 @@ export class ModelCache<P> {
     options: ModelCacheOptions = {},
   ) {
     this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MODEL_CACHE_ENTRIES);
+    this.observer = options.observer ?? UNOBSERVED;
   }
 
   /**
@@ -78,7 +92,7 @@ export class ModelCache<P> {
     if (current !== undefined) return current;
     const entry = this.entries.get(key);
     if (entry?.loading !== undefined) return entry.loading;
-    cacheEvents.miss();
+    this.observer.miss();
     const fresh: Entry<P> = { query, stale: false, generation: 0 };
     const loading = this.source.load(query).then(
       (model) => {
@@ -109,10 +123,10 @@ export class ModelCache<P> {
       this.lastHit = key;
     }
     if (entry.stale && entry.reloading === undefined) {
-      cacheEvents.reload();
+      this.observer.reload();
       this.reload(key, entry);
     }
-    cacheEvents.hit();
+    this.observer.hit();
     return entry.current;
   }
 
