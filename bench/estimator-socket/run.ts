@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { keplerPowerRequest, keplerSidecarCall } from "../../services/estimator/testing/kepler-sidecar-client.js";
+import { keplerPowerRequest, keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { ms, printTable } from "../support/measure.js";
 import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
 import { zipFolderTree } from "../../services/models/index.js";

@@ -1,6 +1,6 @@
 // Server tests of the unix-socket estimator: a real registry (the ec2 fixture pipeline plus DynPower
 // models published through PublishModel) and a real estimator listening on gRPC and on a socket.
-// Kepler's side is reproduced by testing/kepler-sidecar-client.ts; every power is checked against
+// Kepler's side is reproduced by test/support/kepler-sidecar-client.ts; every power is checked against
 // gRPC Estimate on the same row.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -24,7 +24,7 @@ import {
   keplerMilliwatts,
   keplerPowerRequest,
   keplerSidecarCall,
-} from "./testing/kepler-sidecar-client.js";
+} from "../../test/support/kepler-sidecar-client.js";
 import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 

@@ -13,7 +13,7 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
-import { keplerPowerRequest, keplerSidecarCall } from "../../services/estimator/testing/kepler-sidecar-client.js";
+import { keplerPowerRequest, keplerSidecarCall } from "../support/kepler-sidecar-client.js";
 import { fetchModelWeights, KEPLER_0712_METRICS, type ModelRequest, predictLikeKepler } from "../support/kepler-collector.js";
 
 /** One sidecar round trip as Kepler makes it; `parsed` is what Kepler's json.Unmarshal of its single read gives. */

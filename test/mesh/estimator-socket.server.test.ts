@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEstimatorConfig } from "../../services/estimator/config.js";
-import { keplerSidecarCall } from "../../services/estimator/testing/kepler-sidecar-client.js";
+import { keplerSidecarCall } from "../support/kepler-sidecar-client.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";

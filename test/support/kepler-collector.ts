@@ -2,9 +2,9 @@
 // written from the wire description in the reference notes (kepler-collector.md §2), not from Kepler's
 // source: POST /model {weight: true} for weight.json, then Kepler's Go prediction formulas (linear and the
 // three curve fits) evaluated on the weights it received. Its estimator sidecar client is
-// services/estimator/testing/kepler-sidecar-client.ts.
+// test/support/kepler-sidecar-client.ts.
 
-export { KEPLER_0712_METRICS } from "../../services/estimator/testing/kepler-sidecar-client.js";
+export { KEPLER_0712_METRICS } from "./kepler-sidecar-client.js";
 
 /** Kepler's weight.json (ComponentModelWeights, v0.7.12+ struct form). */
 export interface KeplerModelWeights {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./kepler-power-request.js";
-import { KEPLER_0712_METRICS } from "../testing/kepler-sidecar-client.js";
+import { KEPLER_0712_METRICS } from "../../../test/support/kepler-sidecar-client.js";
 
 // Kepler 0.7.12's sidecar PowerRequest, byte for byte (issue 12).
 const KEPLER_0_7_12 =

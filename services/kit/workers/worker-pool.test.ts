@@ -4,11 +4,11 @@ import { threadId } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { InvalidInputError } from "../../domain/errors.js";
-import type { ProbeTask } from "../testing/probe-worker.js";
+import type { ProbeTask } from "../../../test/support/probe-worker.js";
 import { createWorkerPool, workerThreadsKey } from "./worker-pool.js";
 import { readConfig } from "../config/config-schema.js";
 
-const entry = new URL("../testing/probe-worker.ts", import.meta.url);
+const entry = new URL("../../../test/support/probe-worker.ts", import.meta.url);
 const pool = createWorkerPool<ProbeTask, unknown>({ entry, size: 2, name: "probe" });
 afterAll(() => pool.close());
 

@@ -1,7 +1,7 @@
 // A worker entry for the pool's own tests: echoes, throws domain errors, or dies, on request.
-import { InvalidInputError } from "../../domain/errors.js";
-import { WasmKernelError } from "../../../wasm-core/src/index.js";
-import { taskHandler } from "../workers/worker-tasks.js";
+import { InvalidInputError } from "../../services/domain/errors.js";
+import { WasmKernelError } from "../../wasm-core/src/index.js";
+import { taskHandler } from "../../services/kit/workers/worker-tasks.js";
 
 export type ProbeTask =
   | { kind: "echo"; values: Float64Array }
