@@ -3,7 +3,11 @@ import type { FlagSpec } from "../command.js";
 import { DEFAULT_VM_PIPELINE } from "../../services/vm-power/index.js";
 
 export const EXPORTER_FLAGS: FlagSpec[] = [
-  { name: "model-file", valueName: "zip", description: "Run this model archive (air-gapped VMs); re-read when the file changes." },
+  {
+    name: "model-file",
+    valueName: "zip",
+    description: "Run this model archive (air-gapped VMs); re-read when the file changes.",
+  },
   {
     name: "registry-address",
     valueName: "host:port",
@@ -15,15 +19,27 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
     valueName: "host:port",
     description: "Send each tick's features to this estimator's Estimate RPC instead of running a model here.",
   },
-  { name: "pipeline", valueName: "name", description: `Pipeline to select from (registry, estimator; default ${DEFAULT_VM_PIPELINE}).` },
+  {
+    name: "pipeline",
+    valueName: "name",
+    description: `Pipeline to select from (registry, estimator; default ${DEFAULT_VM_PIPELINE}).`,
+  },
   { name: "feature-group", valueName: "group", description: "GuestOSOnly (default) or GuestOSPerf (registry, estimator)." },
-  { name: "node-exporter-url", valueName: "url", description: "Read the counters from this node exporter's /metrics instead of /proc." },
+  {
+    name: "node-exporter-url",
+    valueName: "url",
+    description: "Read the counters from this node exporter's /metrics instead of /proc.",
+  },
   {
     name: "proc-root",
     valueName: "dir",
     description: "Root of the file system whose /proc and /sys are read (default /; e.g. /host in a container).",
   },
-  { name: "interval-seconds", valueName: "s", description: "Seconds between ticks: counters read, model run (default 5, Kepler 0.10's interval)." },
+  {
+    name: "interval-seconds",
+    valueName: "s",
+    description: "Seconds between ticks: counters read, model run (default 5, Kepler 0.10's interval).",
+  },
   { name: "model-refresh-seconds", valueName: "s", description: "Seconds between model reloads (default 60)." },
   { name: "node-name", valueName: "name", description: "node_name label (default env NODE_NAME, else this host's name)." },
   {
@@ -31,20 +47,33 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
     valueName: "address",
     description: "Address /metrics listens on (default 127.0.0.1; 0.0.0.0 for a Prometheus outside the VM).",
   },
-  { name: "port", valueName: "port", description: "Port of /metrics (default 28283, next to Kepler 0.10's 28282; 0 picks a free one)." },
+  {
+    name: "port",
+    valueName: "port",
+    description: "Port of /metrics (default 28283, next to Kepler 0.10's 28282; 0 picks a free one).",
+  },
   {
     name: "tree-root",
     valueName: "dir",
     description:
       "Keep a modelled sysfs tree here (class/powercap/intel-rapl:*, class/hwmon/hwmon0) for Kepler 0.10+ to read: point Kepler's host.sysfs at it. Off by default.",
   },
-  { name: "tree-layout", valueName: "list", description: "powercap (default; Kepler's RAPL meter), hwmon (its experimental hwmon meter), or both." },
+  {
+    name: "tree-layout",
+    valueName: "list",
+    description: "powercap (default; Kepler's RAPL meter), hwmon (its experimental hwmon meter), or both.",
+  },
   {
     name: "tree-update-ms",
     valueName: "ms",
-    description: "Milliseconds between rewrites of the tree at the latest modelled watts (default 10; one read's error is at most this / Kepler's interval).",
+    description:
+      "Milliseconds between rewrites of the tree at the latest modelled watts (default 10; one read's error is at most this / Kepler's interval).",
   },
-  { name: "tree-persist-ms", valueName: "ms", description: "Milliseconds between saves of the counters for a restart (default 1000)." },
+  {
+    name: "tree-persist-ms",
+    valueName: "ms",
+    description: "Milliseconds between saves of the counters for a restart (default 1000).",
+  },
   {
     name: "tree-state-file",
     valueName: "file",
@@ -53,7 +82,8 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
   {
     name: "max-energy-range-uj",
     valueName: "uj",
-    description: "max_energy_range_uj of every zone: the counters wrap there (default 262143328850, Linux's on common Intel parts).",
+    description:
+      "max_energy_range_uj of every zone: the counters wrap there (default 262143328850, Linux's on common Intel parts).",
   },
   {
     name: "max-downtime-seconds",

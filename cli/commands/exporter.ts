@@ -71,7 +71,8 @@ export const exporterCommand: Command = {
     const tree = treeConfig(flags);
     const host = textFlag(flags, "host") ?? "127.0.0.1";
     const port = integerFlag(flags, "port", { min: 0 }) ?? 28283;
-    const read = nodeExporterUrl === undefined ? () => readProcCounters(procRoot) : () => scrapeNodeExporter(nodeExporterUrl, 5000);
+    const read =
+      nodeExporterUrl === undefined ? () => readProcCounters(procRoot) : () => scrapeNodeExporter(nodeExporterUrl, 5000);
     const first = await read();
     const spec = vmSpec(first.vcpus, first.memoryTotalBytes);
     const connection = commandConnection({ env, flags });

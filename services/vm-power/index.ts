@@ -17,12 +17,7 @@ export {
   type VmQueryResults,
   vmSpec,
 } from "./training/vm-training-table.js";
-export {
-  DEFAULT_VM_PIPELINE,
-  DEFAULT_VM_TRAINERS,
-  trainVmModels,
-  type VmTrainCall,
-} from "./training/train-vm-models.js";
+export { DEFAULT_VM_PIPELINE, DEFAULT_VM_TRAINERS, trainVmModels, type VmTrainCall } from "./training/train-vm-models.js";
 export {
   type CreatePredictor,
   type ExporterModel,

@@ -18,7 +18,7 @@ import { readComponentModels, readZip } from "../../services/models/index.js";
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { buildTestArchive, publishTestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
 import { type DataTable, getColumn } from "../../services/domain/data-table.js";
 import type { ModelLocation } from "../../services/generated/kepler/model/v1/model.js";

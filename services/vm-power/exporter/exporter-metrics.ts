@@ -149,8 +149,16 @@ function registerTreeMetrics(source: ExporterMetricsSource, tree: TreeDescriptio
     },
   });
   const counters: Array<[string, string, () => number]> = [
-    ["kepler_model_exporter_tree_flushes_total", "Updates of the tree (counters advanced, files rewritten).", () => tree.writer.stats.flushes],
-    ["kepler_model_exporter_tree_files_written_total", "Files of the tree replaced (each atomically).", () => tree.writer.stats.filesWritten],
+    [
+      "kepler_model_exporter_tree_flushes_total",
+      "Updates of the tree (counters advanced, files rewritten).",
+      () => tree.writer.stats.flushes,
+    ],
+    [
+      "kepler_model_exporter_tree_files_written_total",
+      "Files of the tree replaced (each atomically).",
+      () => tree.writer.stats.filesWritten,
+    ],
     ["kepler_model_exporter_tree_errors_total", "Failed tree or state writes.", () => tree.writer.stats.errors],
   ];
   for (const [name, help, value] of counters)

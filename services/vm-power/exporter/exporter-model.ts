@@ -8,13 +8,7 @@ import { componentsOf } from "../../domain/energy-sources.js";
 import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../../kit/transport/grpc-client.js";
-import {
-  type ComponentModels,
-  METADATA_FILE,
-  readComponentModels,
-  readZip,
-  type ZipEntry,
-} from "../../models/index.js";
+import { type ComponentModels, METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import type { WasmMatrix } from "../../../wasm-core/src/index.js";
 

@@ -101,7 +101,15 @@ export class KeplerProbe {
   async hammer(
     reads: number,
     maxWatts: number,
-  ): Promise<{ reads: number; failed: number; wraps: number; badDecreases: number; outOfRange: number; seconds: number; errors: string[] }> {
+  ): Promise<{
+    reads: number;
+    failed: number;
+    wraps: number;
+    badDecreases: number;
+    outOfRange: number;
+    seconds: number;
+    errors: string[];
+  }> {
     this.child.stdin.write(`hammer ${reads} ${maxWatts}\n`);
     return (await this.next()) as Awaited<ReturnType<KeplerProbe["hammer"]>>;
   }

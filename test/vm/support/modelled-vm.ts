@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { componentsOf } from "../../../services/domain/energy-sources.js";
 import { GUEST_OS_FEATURES } from "../../../services/domain/feature-groups.js";
 import type { GuestSnapshot } from "../../../services/vm-power/index.js";
-import { buildTestArchive } from "../../../services/registry/testing/model-archives.js";
+import { buildTestArchive } from "../../support/model-archives.js";
 
 export const VM_ZONES = componentsOf("rapl-sysfs");
 const FEATURES = [...GUEST_OS_FEATURES].sort();
@@ -70,6 +70,12 @@ export class MadeUpGuest {
       network_bytes: 2e9 + 1500 * this.ticks,
     };
     if (withoutContextSwitches) delete counters.context_switches;
-    return { timestampSeconds: seconds, vcpus: VCPUS, counters, memoryTotalBytes: 8 * 2 ** 30, memoryAvailableBytes: 5 * 2 ** 30 };
+    return {
+      timestampSeconds: seconds,
+      vcpus: VCPUS,
+      counters,
+      memoryTotalBytes: 8 * 2 ** 30,
+      memoryAvailableBytes: 5 * 2 ** 30,
+    };
   }
 }

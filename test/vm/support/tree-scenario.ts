@@ -107,7 +107,11 @@ export async function runTreeScenario(options: {
 
   type Event = { at: number; kind: "tick" | "read" | "reload" | "restart"; index: number };
   const events: Event[] = [
-    ...Array.from({ length: Math.ceil(duration / TICK_SECONDS) + 2 }, (_, k) => ({ at: (k + 1) * TICK_SECONDS, kind: "tick" as const, index: k + 1 })),
+    ...Array.from({ length: Math.ceil(duration / TICK_SECONDS) + 2 }, (_, k) => ({
+      at: (k + 1) * TICK_SECONDS,
+      kind: "tick" as const,
+      index: k + 1,
+    })),
     ...readTimes.map((at, index) => ({ at, kind: "read" as const, index })),
     { at: reloadSeconds, kind: "reload", index: 0 },
     { at: restartSeconds, kind: "restart", index: 0 },
@@ -136,8 +140,7 @@ export async function runTreeScenario(options: {
           if (zone.error !== undefined) errors.push(`${meter} ${zone.name} at ${event.at}: ${zone.error}`);
           if (zone.watts === null) continue;
           const z = VM_ZONES.indexOf(zone.name);
-          const expected =
-            meter === "rapl" ? schedule.average(previousRead[meter]!, event.at, z) : schedule.at(event.at, z);
+          const expected = meter === "rapl" ? schedule.average(previousRead[meter]!, event.at, z) : schedule.at(event.at, z);
           samples.push({ meter, zone: zone.name, seconds: event.at, kepler: zone.watts, expected, wrapped: zone.wrapped });
         }
         previousRead[meter] = event.at;
