@@ -1,8 +1,15 @@
 # The kepler-model image: every service, or all six in one process, from one image.
 #   docker build -t kepler-model:0.1.0 .
-#   docker run --rm -p 8100-8105:8100-8105 kepler-model:0.1.0                 # all six services
+#   docker run --rm -p 8100-8106:8100-8106 kepler-model:0.1.0                 # all six services, /metrics on 8106
 #   docker run --rm -p 8101:8101 kepler-model:0.1.0 serve estimator \
 #     --registry-address registry.example:8100                               # one service
+# The image listens on 0.0.0.0: give the servers tokens before exposing its ports (docs/security.md).
+# Mount a tokens file, lines "name:token[:read|write]" (tokens of 16 or more characters), readable by
+# uid 1000, and name it in KEPLER_MODEL_AUTH_TOKENS_FILE (never bake tokens into the image):
+#   docker run --rm -p 8100-8106:8100-8106 -v "$PWD/tokens:/run/secrets/kepler-model/tokens:ro" \
+#     -e KEPLER_MODEL_AUTH_TOKENS_FILE=/run/secrets/kepler-model/tokens kepler-model:0.1.0
+# Clients then send a token with --token-file (KEPLER_MODEL_TOKEN_FILE); peers in one process use the
+# file's first write token. In Kubernetes the mesh-auth overlay mounts the file from a Secret.
 # The builder stage generates the contracts, builds the WebAssembly core and bundles the command
 # (dist/, npm run build); bin/kepler-model.js runs that bundle, or the TypeScript sources through tsx (a
 # production dependency) with --trainer-modules.
@@ -26,6 +33,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     KEPLER_MODEL_HOST=0.0.0.0 \
+    KEPLER_MODEL_METRICS_HOST=0.0.0.0 \
     KEPLER_MODEL_LOG_FORMAT=json \
     MODEL_PATH=/var/lib/kepler-model/models
 WORKDIR /app
@@ -44,8 +52,9 @@ RUN mkdir -p /var/lib/kepler-model/models && chown node:node /var/lib/kepler-mod
     && ln -s /app/bin/kepler-model.js /usr/local/bin/kepler-model
 # The node image's unprivileged user (uid 1000); the Kubernetes manifests run as the same uid.
 USER node
-# registry, estimator, pipeline, extractor, isolator, trainer (services/kit/config/service-addresses.ts).
-EXPOSE 8100 8101 8102 8103 8104 8105
+# registry, estimator, pipeline, extractor, isolator, trainer (services/kit/config/service-addresses.ts),
+# and the process's Prometheus /metrics (services/kit/observe/metrics.ts).
+EXPOSE 8100 8101 8102 8103 8104 8105 8106
 VOLUME ["/var/lib/kepler-model/models"]
 ENTRYPOINT ["node", "/app/bin/kepler-model.js"]
 CMD ["serve"]

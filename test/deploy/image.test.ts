@@ -3,15 +3,19 @@
 // stage's file set is assembled the way its COPY lines and .dockerignore assemble it, with only the
 // production packages `npm ci --omit=dev` installs, then started: every service must come up SERVING.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { createChannel, createClient } from "nice-grpc";
+import { ClientError, Metadata, Status, createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { COMMANDS } from "../../cli/commands/index.js";
+import { RegistryServiceDefinition } from "../../services/generated/kepler/model/v1/registry_service.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, logFormatKey, logLevelKey } from "../../services/kit/config/service-addresses.js";
+import { metricsPortKey } from "../../services/kit/observe/metrics.js";
+import { authTokensFileKey } from "../../services/kit/security/security-config.js";
+import { meshConfigSchema } from "../../services/mesh/default-models-config.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import {
@@ -61,7 +65,7 @@ describe("Dockerfile", () => {
     expect(runtimeInstall).toMatch(/npm ci --omit=dev --ignore-scripts/);
   });
 
-  it("starts the kepler-model CLI entry point, serving all six services on the design's ports", () => {
+  it("starts the kepler-model CLI entry point, serving all six services on the design's ports and /metrics on 8106", () => {
     const workdir = instructions(runtime, "WORKDIR")[0]!;
     const [node, script] = JSON.parse(instructions(runtime, "ENTRYPOINT")[0]!) as string[];
     expect(node).toBe("node");
@@ -70,7 +74,8 @@ describe("Dockerfile", () => {
     expect(COMMANDS.map((command) => command.name)).toContain(cmd[0]);
     expect(cmd).toEqual(["serve"]);
     const exposed = instructions(runtime, "EXPOSE").flatMap((ports) => ports.split(/\s+/).map(Number));
-    expect(exposed.sort()).toEqual(Object.values(DEFAULT_PORTS).sort());
+    expect(exposed.sort()).toEqual([...Object.values(DEFAULT_PORTS), metricsPortKey.default].sort());
+    expect(runtimeEnv[meshConfigSchema.metricsHost.env], "the exposed metrics port listens beyond loopback").toBe("0.0.0.0");
   });
 
   it("sets only environment variables the code reads, binding 0.0.0.0", () => {
@@ -78,6 +83,7 @@ describe("Dockerfile", () => {
       "NODE_ENV",
       logLevelKey.env,
       logFormatKey.env,
+      ...Object.values(meshConfigSchema).map((key) => key.env),
       ...SERVICE_NAMES.flatMap((name) => Object.values(SERVICE_LAUNCHERS[name].configSchema).map((key) => key.env)),
     ]);
     expect(Object.keys(runtimeEnv).filter((name) => !known.has(name))).toEqual([]);
@@ -151,23 +157,13 @@ describe("the runtime stage's files", () => {
     rmSync(appDir, { recursive: true, force: true });
   });
 
-  it("start every service with the image's entry point and production packages only, and stop on SIGTERM", async () => {
+  /** Runs the image's entry point from the runtime file set with `args`, until its banner lists its services. */
+  async function startEntryPoint(args: readonly string[], env: Record<string, string>): Promise<string> {
     const workdir = instructions(runtime, "WORKDIR")[0]!;
     const [, script] = JSON.parse(instructions(runtime, "ENTRYPOINT")[0]!) as string[];
-    const cmd = JSON.parse(instructions(runtime, "CMD")[0]!) as string[];
-    const modelPath = join(appDir, "models");
-    const ports = Object.fromEntries(SERVICE_NAMES.map((name) => [`KEPLER_MODEL_${name.toUpperCase()}_PORT`, "0"]));
-    const process_ = spawn(process.execPath, [join(appDir, relative(workdir, script!)), ...cmd], {
+    const process_ = spawn(process.execPath, [join(appDir, relative(workdir, script!)), ...args], {
       cwd: appDir,
-      env: {
-        PATH: process.env.PATH,
-        HOME: appDir,
-        ...runtimeEnv,
-        KEPLER_MODEL_HOST: "127.0.0.1",
-        MODEL_PATH: modelPath,
-        ...ports,
-        KEPLER_MODEL_METRICS_PORT: "0",
-      },
+      env: { PATH: process.env.PATH, HOME: appDir, ...runtimeEnv, KEPLER_MODEL_HOST: "127.0.0.1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -186,6 +182,14 @@ describe("the runtime stage's files", () => {
       process_.stdout.on("data", check);
       exited.then((code) => reject(new Error(`exited ${code} before listening:\n${output}`)));
     });
+    return output;
+  }
+
+  it("start every service with the image's entry point and production packages only, and stop on SIGTERM", async () => {
+    const cmd = JSON.parse(instructions(runtime, "CMD")[0]!) as string[];
+    const ports = Object.fromEntries(SERVICE_NAMES.map((name) => [`KEPLER_MODEL_${name.toUpperCase()}_PORT`, "0"]));
+    const output = await startEntryPoint(cmd, { MODEL_PATH: join(appDir, "models"), ...ports, KEPLER_MODEL_METRICS_PORT: "0" });
+    const { process: process_, exited } = running!;
 
     const addresses: Record<string, string> = Object.fromEntries(
       [...output.matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((m) => [m[1]!, m[2]!]),
@@ -200,5 +204,40 @@ describe("the runtime stage's files", () => {
     }
     process_.kill("SIGTERM");
     expect(await exited).toBe(0);
+  });
+
+  it("takes tokens as the Dockerfile documents: the file named in KEPLER_MODEL_AUTH_TOKENS_FILE, no write without one", async () => {
+    const text = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+    const mounted = /-v "[^"]*:([^":]+):ro"/.exec(text)?.[1];
+    const [, variable, path] = /-e (\w+)=(\S+)/.exec(text) ?? [];
+    expect(variable).toBe(authTokensFileKey.env);
+    expect(path, "the variable names the mounted file").toBe(mounted);
+    const tokens = join(appDir, "tokens");
+    writeFileSync(tokens, "ci:ci-write-token-0123456789:write\n");
+    const output = await startEntryPoint(["serve", "registry"], {
+      MODEL_PATH: join(appDir, "models-tokens"),
+      KEPLER_MODEL_REGISTRY_PORT: "0",
+      KEPLER_MODEL_METRICS_PORT: "-1",
+      [variable!]: tokens,
+    });
+    const address = /^ {2}registry +(127\.0\.0\.1:\d+)$/m.exec(output)![1]!;
+    const channel = createChannel(address);
+    try {
+      const registry = createClient(RegistryServiceDefinition, channel);
+      const refused = await registry.putPipelineMetadata({}).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused instanceof ClientError && refused.code, String(refused)).toBe(Status.UNAUTHENTICATED);
+      const withToken = await registry.putPipelineMetadata({}, { metadata: Metadata({ authorization: "Bearer ci-write-token-0123456789" }) }).then(
+        () => Status.OK,
+        (error: unknown) => (error instanceof ClientError ? error.code : error),
+      );
+      expect(withToken, "past authentication").not.toBe(Status.UNAUTHENTICATED);
+    } finally {
+      channel.close();
+      running!.process.kill("SIGTERM");
+      expect(await running!.exited).toBe(0);
+    }
   });
 });
