@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { keplerPowerRequest, keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { ms, printTable } from "../support/measure.js";
-import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;

@@ -17,7 +17,7 @@ import { ModelCache } from "../../services/estimator/domain/model-cache.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { decodeEstimateRequest } from "../../services/estimator/server.js";
 import { readComponentModels, readZip } from "../../services/models/index.js";
-import { buildTestArchive, publishTestArchive, type TestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive, type TestArchive } from "../../test/support/model-archives.js";
 import { measure, printTable } from "../support/measure.js";
 
 const FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit", "cache_miss", "cpu_cycles", "cpu_instructions"]; // Basic

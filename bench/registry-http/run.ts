@@ -10,7 +10,7 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { measure, ms, printTable } from "../support/measure.js";
-import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;

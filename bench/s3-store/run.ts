@@ -11,7 +11,7 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { BucketReplica } from "../../services/registry/domain/bucket-replica.js";
 import { ModelStore } from "../../services/registry/domain/model-store.js";
-import { buildTestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive } from "../../test/support/model-archives.js";
 import { RADOSGW_BINARY, startRadosgw } from "../../test/support/radosgw.js";
 import { measure, ms, printTable } from "../support/measure.js";
 

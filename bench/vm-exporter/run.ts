@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { componentsOf } from "../../services/domain/energy-sources.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
-import { buildTestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive } from "../../test/support/model-archives.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { fileModelProvider } from "../../services/vm-power/exporter/exporter-model.js";
 import { readProcCounters } from "../../services/vm-power/guest/proc-counters.js";

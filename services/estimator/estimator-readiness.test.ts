@@ -19,7 +19,7 @@ import { startRegistry } from "../registry/main.js";
 import { createEstimatorClient } from "./client.js";
 import { readEstimatorConfig } from "./config.js";
 import { startEstimator } from "./main.js";
-import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;

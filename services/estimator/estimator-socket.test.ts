@@ -14,7 +14,7 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { createRegistryClient } from "../registry/client.js";
 import { readRegistryConfig } from "../registry/config.js";
 import { startRegistry } from "../registry/main.js";
-import { buildTestArchive, publishTestArchive } from "../registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { createEstimatorClient } from "./client.js";
 import { readEstimatorConfig } from "./config.js";
 import { startEstimator } from "./main.js";
@@ -25,7 +25,7 @@ import {
   keplerPowerRequest,
   keplerSidecarCall,
 } from "../../test/support/kepler-sidecar-client.js";
-import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;

@@ -12,8 +12,8 @@ import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
 import { startRegistry } from "../registry/main.js";
 import { zipFolderTree } from "../models/index.js";
-import { importPipelineZip } from "../registry/testing/import-pipeline-zip.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../registry/testing/model-archives.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
+import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
 import { createEstimatorClient } from "./client.js";
 import { startEstimator } from "./main.js";
 

@@ -16,7 +16,7 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { type MeshHandle, startMesh } from "../mesh/start-mesh.js";
 import { createRegistryClient } from "../registry/client.js";
-import { buildTestArchive, publishTestArchive } from "../registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { createIsolatorClient } from "./client.js";
 import { responseChunks } from "./idle-profiler.js";
 

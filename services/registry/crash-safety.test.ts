@@ -11,10 +11,10 @@ import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { recoverGroup } from "./domain/atomic-publish.js";
 import { startRegistry } from "./main.js";
-import { buildTestArchive, type TestArchive, type TestModelSpec } from "./testing/model-archives.js";
+import { buildTestArchive, type TestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
 
 const CHILD = new URL("./testing/publish-child.ts", import.meta.url).pathname;
-const PIPELINE_CHILD = new URL("./testing/pipeline-child.ts", import.meta.url).pathname;
+const PIPELINE_CHILD = new URL("../../test/support/pipeline-child.ts", import.meta.url).pathname;
 const GROUP = "std/rapl-sysfs/AbsPower/BPFOnly";
 
 function version(maeWatts: number, rows: number): TestArchive {

@@ -13,8 +13,8 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { createZip, type ZipEntry } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
-import { importPipelineZip } from "./testing/import-pipeline-zip.js";
-import { buildTestArchive } from "./testing/model-archives.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
+import { buildTestArchive } from "../../test/support/model-archives.js";
 
 const MIB = 1024 * 1024;
 const LIMITS = { maxUploadBytes: 4 * MIB, zipMaxEntries: 100, zipMaxUncompressedBytes: 8 * MIB, zipMaxCompressionRatio: 200 };

@@ -15,8 +15,8 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "./testing/model-archives.js";
-import { importPipelineZip } from "./testing/import-pipeline-zip.js";
+import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;

@@ -11,8 +11,8 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { createZip, readZip, zipFolderTree } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
-import { importPipelineZip } from "./testing/import-pipeline-zip.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "./testing/model-archives.js";
+import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
+import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
 
 const ABS = OutputType.OUTPUT_TYPE_ABS_POWER;
 const BPF = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];

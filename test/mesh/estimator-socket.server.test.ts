@@ -10,7 +10,7 @@ import { keplerSidecarCall } from "../support/kepler-sidecar-client.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
-import { importPipelineZip } from "../../services/registry/testing/import-pipeline-zip.js";
+import { importPipelineZip } from "../support/import-pipeline-zip.js";
 import { zipFolderTree } from "../../services/models/index.js";
 
 const FIXTURE = new URL("../fixtures/registry/ec2-fixture", import.meta.url).pathname;

@@ -22,7 +22,7 @@ import { readZip } from "../../services/models/index.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { buildTestArchive, publishTestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { REFERENCE_TRAINER_NAMES } from "../../services/trainer/domain/trainer.js";
 import { type RunningChild, spawnNode } from "../support/child-process.js";
 

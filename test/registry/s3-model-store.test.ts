@@ -20,7 +20,7 @@ import { zipFolderTree } from "../../services/models/index.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../support/model-archives.js";
 import { spawnNode } from "../support/child-process.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";

@@ -12,7 +12,7 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createZip, roundTo2 } from "../../services/models/index.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { publishTestArchive } from "../../services/registry/testing/model-archives.js";
+import { publishTestArchive } from "../support/model-archives.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { trainModels } from "../../services/trainer/domain/train-models.js";
 import type { TrainModelsResult } from "../../services/trainer/domain/training-results.js";

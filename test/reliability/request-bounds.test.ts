@@ -20,7 +20,7 @@ import { describeRequestShapes } from "../../services/kit/checks/request-shapes.
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { buildTestArchive, publishTestArchive } from "../../services/registry/testing/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 
 // The issue states this bound; a generous margin over the few milliseconds the check takes.
 const REFUSAL_BOUND_MS = 100;

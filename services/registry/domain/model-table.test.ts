@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { buildTestArchive, type TestModelSpec } from "../testing/model-archives.js";
+import { buildTestArchive, type TestModelSpec } from "../../../test/support/model-archives.js";
 import { ModelStore } from "./model-store.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,9 +1,9 @@
 // Model archives in our format for tests and benchmarks: linear (with Kepler weights) and KNN models
 // built with services/models, and a helper that publishes one through the registry's gRPC client.
-import { componentsOf, type EnergySource } from "../../domain/energy-sources.js";
-import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../../generated/kepler/model/v1/types.js";
-import type { PeerClient } from "../../kit/transport/grpc-client.js";
+import { componentsOf, type EnergySource } from "../../services/domain/energy-sources.js";
+import type { RegistryServiceDefinition } from "../../services/generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import type { PeerClient } from "../../services/kit/transport/grpc-client.js";
 import {
   type ComponentModelFile,
   createLinearWeights,
@@ -12,7 +12,7 @@ import {
   createZip,
   type ModelLocation,
   type WeightJson,
-} from "../../models/index.js";
+} from "../../services/models/index.js";
 
 /** One component of a hand-built linear model: power = intercept + sum coefficients_j * x_j / scale_j. */
 export interface LinearComponent {

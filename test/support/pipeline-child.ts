@@ -3,12 +3,12 @@
 // tables and pipeline files (services/registry/crash-safety.test.ts).
 //   node --import tsx pipeline-child.ts <modelPath>
 // Prints "ready" once the mesh is up, then "ran <n>" after each run.
-import { recordedResponseText } from "../../../test/support/extractor-fixtures.js";
-import { RunPipelineOptions } from "../../generated/kepler/model/v1/pipeline_service.js";
-import { IsolatorKind } from "../../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../kit/observe/logger.js";
-import { startMesh } from "../../mesh/start-mesh.js";
-import { createPipelineClient } from "../../pipeline/client.js";
+import { recordedResponseText } from "./extractor-fixtures.js";
+import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
+import { IsolatorKind } from "../../services/generated/kepler/model/v1/types.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { startMesh } from "../../services/mesh/start-mesh.js";
+import { createPipelineClient } from "../../services/pipeline/client.js";
 
 const [modelPath] = process.argv.slice(2);
 const ports = Object.fromEntries(

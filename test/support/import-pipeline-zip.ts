@@ -1,6 +1,6 @@
 // Streams a pipeline zip to ImportPipeline (header, then 1 MiB chunks), as the CLI does.
-import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
-import type { PeerClient } from "../../kit/transport/grpc-client.js";
+import type { RegistryServiceDefinition } from "../../services/generated/kepler/model/v1/registry_service.js";
+import type { PeerClient } from "../../services/kit/transport/grpc-client.js";
 
 /** Imports `zip` as pipeline `pipelineName` through the registry's gRPC client. */
 export async function importPipelineZip(
