@@ -48,6 +48,8 @@ const DOMAIN_MAY_IMPORT_FROM_KIT = ["services/kit/observe/logger.ts"];
 const DOMAIN_FORBIDDEN_PACKAGES = [/^nice-grpc/, /^@grpc\//, /^pino/];
 /** Production code never imports these (test helpers live in test/support). */
 const TEST_ONLY_ROOTS = ["test/", "bench/"];
+/** Folder names that hold test helpers, which belong in test/support rather than beside production code. */
+const TEST_HELPER_FOLDERS = ["testing", "test-support", "__tests__"];
 /** The import circles that may stay: the response parser and its scanner, NNLS and least squares. */
 const ALLOWED_CYCLES = [
   ["services/domain/prometheus-response-scanner.ts", "services/domain/prometheus-response.ts"],
@@ -102,6 +104,13 @@ describe("the import graph", () => {
   it("places every folder of services/ and cli/ in a layer", () => {
     const unplaced = [...new Set(sources.filter((file) => unitOf(file.path) === undefined).map((file) => file.path))];
     expect(unplaced, "folders missing from LAYERS").toEqual([]);
+  });
+
+  it("keeps test helpers out of services/ and cli/ (they live in test/support)", () => {
+    const helpers = sources
+      .map((file) => file.path)
+      .filter((path) => path.split("/").some((folder) => TEST_HELPER_FOLDERS.includes(folder)));
+    expect(helpers, `${helpers.length} test helpers in the production tree:\n${helpers.join("\n")}\n`).toEqual([]);
   });
 
   it("names the broken rule for each kind of import (the rules can fail)", () => {
