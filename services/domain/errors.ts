@@ -1,5 +1,6 @@
 // The typed errors domain code throws. They carry facts, not transport codes; the server kit
-// (services/kit/calls/status-mapping.ts) maps them to gRPC status once for every service.
+// (services/kit/calls/error-table.ts) maps them to gRPC status, HTTP status and socket reply once for
+// every service and transport; services/kit/calls/peer-errors.ts maps a peer's status back to them.
 
 /** The request is wrong whatever the state: `field` is a path like `rows[3].values`. */
 export class InvalidInputError extends Error {
@@ -20,9 +21,17 @@ export class NotFoundError extends Error {
   }
 }
 
-/** The request is fine but the system is not ready for it (e.g. no model trained yet). */
+/**
+ * The request is fine but the system is not ready for it (e.g. no model trained yet). `subject` names
+ * what is not ready when a caller can act on it (e.g. the request field naming state the server lost).
+ */
 export class FailedPreconditionError extends Error {
   override readonly name = "FailedPreconditionError";
+  readonly subject: string | undefined;
+  constructor(message: string, options?: { subject?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.subject = options?.subject;
+  }
 }
 
 /** A peer service or Prometheus could not be reached. */
@@ -40,4 +49,10 @@ export class UnavailableError extends Error {
 /** A capability that a later version will provide. Answered as UNIMPLEMENTED, never faked. */
 export class NotImplementedError extends Error {
   override readonly name = "NotImplementedError";
+}
+
+/** The error with its field named inside `parent` (e.g. `values` -> `estimate.values`) when it is invalid input. */
+export function withinField(error: unknown, parent: string): unknown {
+  if (!(error instanceof InvalidInputError) || error.field === parent) return error;
+  return new InvalidInputError(`${parent}.${error.field}`, error.reason);
 }

@@ -1,11 +1,14 @@
 // The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
 // one JSON PowerRequest per connection, one response written at once, then the socket is ended.
-// Parsing and encoding live in domain/; this file only moves bytes and applies the limits.
-import { observeSocket } from "../kit/observe/metrics.js";
+// Parsing and encoding live in domain/; this file only moves bytes and applies the limits. Each request
+// is one call of the kit's call pipeline (logging, metrics, deadline; the error table's socket reply).
 import { lstat, unlink } from "node:fs/promises";
 import { type Server, type Socket, connect, createServer } from "node:net";
-import { FailedPreconditionError, InvalidInputError, NotFoundError, UnavailableError } from "../domain/errors.js";
-import type { DomainLogger } from "../kit/observe/logger.js";
+import { FailedPreconditionError, InvalidInputError, UnavailableError } from "../domain/errors.js";
+import type { CallPipeline } from "../kit/calls/call-pipeline.js";
+import { createCallPipeline } from "../kit/calls/create-call-pipeline.js";
+import { InboundCall } from "../kit/calls/inbound-call.js";
+import type { Logger } from "../kit/observe/logger.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
 import { JsonObjectFraming } from "./domain/json-object-framing.js";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";
@@ -31,8 +34,28 @@ export interface EstimatorSocketOptions {
   path: string;
   /** Predicts with the estimator's cache (the same one gRPC Estimate uses). */
   estimate: (input: EstimateInput) => Promise<KeplerPowers>;
-  logger: DomainLogger;
+  logger: Logger;
   limits?: Partial<EstimatorSocketLimits>;
+}
+
+// A socket request as the call pipeline sees it: open (Kepler sends no token), no headers.
+class SocketInboundCall extends InboundCall {
+  constructor(private readonly socketPath: string) {
+    super("socket", "socket", "socket", "open");
+  }
+  header(): undefined {
+    return undefined;
+  }
+  headerNames(): string[] {
+    return [];
+  }
+  peer(): string {
+    return this.socketPath;
+  }
+}
+
+function estimateWith(this: EstimatorSocketOptions, input: EstimateInput): Promise<KeplerPowers> {
+  return this.estimate(input);
 }
 
 /** A listening socket; close() stops it, drops open connections and removes the socket file. */
@@ -40,8 +63,6 @@ export interface EstimatorSocketHandle {
   readonly path: string;
   close(): Promise<void>;
 }
-
-const EXPECTED_ERRORS = [InvalidInputError, FailedPreconditionError, NotFoundError, UnavailableError];
 
 /** Whether something accepts connections on `path` (a live server, not a stale file). */
 function isAnswering(path: string): Promise<boolean> {
@@ -68,23 +89,21 @@ async function clearStaleSocket(path: string): Promise<void> {
   await unlink(path);
 }
 
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new UnavailableError("estimator", `no estimate within ${ms} ms (model registry slow or unreachable)`)),
-      ms,
-    );
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Starts listening on `options.path` (see the file comment). */
 export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {
   const limits = { ...DEFAULT_ESTIMATOR_SOCKET_LIMITS, ...options.limits };
   const { logger, path } = options;
   await clearStaleSocket(path);
   const connections = new Set<Socket>();
+  // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
+  const pipeline: CallPipeline = createCallPipeline({
+    service: "estimator",
+    logger,
+    deadline: {
+      ms: limits.estimateDeadlineMs,
+      expired: (ms) => new UnavailableError("estimator", `no estimate within ${ms} ms (model registry slow or unreachable)`),
+    },
+  });
 
   /** The response text for one complete request. */
   async function answer(requestText: string): Promise<string> {
@@ -95,28 +114,29 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
       return encodeErrorResponse(`request: not valid JSON (${(error as Error).message})`, 0);
     }
     const rowCount = declaredRowCount(request);
-    const started = Date.now();
+    const call = new SocketInboundCall(path);
     let powersAsList = false;
     try {
+      pipeline.start(call);
       const decoded = decodeKeplerPowerRequest(request);
       powersAsList = decoded.powersAsList;
-      const powers = await withDeadline(options.estimate(decoded.input), limits.estimateDeadlineMs);
+      const powers = await pipeline.run(call, estimateWith, options, decoded.input);
       const encoded = encodePowerResponse(powers, { powersAsList });
-      observeSocket("estimator", "ok", (Date.now() - started) / 1000);
+      pipeline.succeed(call);
       logger.debug(
-        { rows: rowCount, bytes: encoded.text.length, precision: encoded.precision, ms: Date.now() - started },
+        {
+          rows: rowCount,
+          bytes: encoded.text.length,
+          precision: encoded.precision,
+          ms: Math.round(performance.now() - call.startedMs),
+        },
         "socket estimate",
       );
       return encoded.text;
     } catch (error) {
-      const refused = EXPECTED_ERRORS.some((type) => error instanceof type);
-      observeSocket("estimator", refused ? "refused" : "error", (Date.now() - started) / 1000);
-      if (refused) {
-        logger.warn({ rows: rowCount, reason: (error as Error).message }, "socket estimate failed");
-        return encodeErrorResponse((error as Error).message, rowCount, { powersAsList });
-      }
-      logger.error({ rows: rowCount, err: error }, "socket estimate failed unexpectedly");
-      return encodeErrorResponse("internal error: see the estimator log", rowCount, { powersAsList });
+      // The table's socket reply: a refusal's reason, or a fixed message for a bug (logged by the pipeline).
+      const failure = pipeline.fail(call, error);
+      return encodeErrorResponse(failure.message, rowCount, { powersAsList });
     }
   }
 

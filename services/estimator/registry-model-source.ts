@@ -1,13 +1,12 @@
 // The estimator's model source: the registry over gRPC. SelectModel chooses (metadata only), then the
 // archive (our JSON models) or weight.json (imported kepler-model-db models) is fetched and turned
 // into a predictor. Registry failures become domain errors the estimator's callers can act on.
-import { ClientError, Status } from "nice-grpc";
 import { componentsOf, type EnergySource } from "../domain/energy-sources.js";
-import { FailedPreconditionError, InvalidInputError, UnavailableError } from "../domain/errors.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/kepler/model/v1/model.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
+import { fromPeerError } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { calibrationOf, parseWeightJson, readComponentModels, readZip } from "../models/index.js";
 import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
@@ -19,24 +18,6 @@ export interface RegistryProvenance {
   selection?: ModelSelection;
   location?: ModelLocation;
   machineSpec?: MachineSpec;
-}
-
-/** Maps a registry failure to the domain error the estimator's caller should see. */
-export function fromRegistryError(error: unknown): unknown {
-  if (!(error instanceof ClientError)) return error;
-  switch (error.code) {
-    case Status.FAILED_PRECONDITION:
-    case Status.NOT_FOUND:
-      return new FailedPreconditionError(error.details);
-    case Status.INVALID_ARGUMENT: {
-      const colon = error.details.indexOf(": ");
-      return colon > 0
-        ? new InvalidInputError(error.details.slice(0, colon), error.details.slice(colon + 2))
-        : new InvalidInputError("request", error.details);
-    }
-    default:
-      return new UnavailableError("registry", `${Status[error.code]}: ${error.details}`, { cause: error });
-  }
 }
 
 /** A ModelSource over a registry client. */
@@ -93,7 +74,8 @@ export function createRegistryModelSource(
       try {
         return await load(query);
       } catch (error) {
-        throw fromRegistryError(error);
+        // The estimator forwards its caller's query: the registry's field names are the caller's.
+        throw fromPeerError("registry", error, { forwardsQuery: true });
       }
     },
   };

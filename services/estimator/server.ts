@@ -1,6 +1,5 @@
 // Thin gRPC glue for EstimatorService: decode the request, call the Estimator, encode the result.
-import { ServerError } from "nice-grpc";
-import { InvalidInputError } from "../domain/errors.js";
+import { InvalidInputError, withinField } from "../domain/errors.js";
 import type {
   EstimateRequest,
   EstimateResponse,
@@ -10,9 +9,9 @@ import type {
 } from "../generated/kepler/model/v1/estimator_service.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/calls/direct-methods.js";
+import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/transport/direct-methods.js";
 import type { Logger } from "../kit/observe/logger.js";
-import { toServerError } from "../kit/calls/status-mapping.js";
+import { itemStatus } from "../kit/calls/grpc-status.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
 import { estimateResponseBytes, estimateStreamAnswerBytes } from "./estimate-bytes.js";
@@ -114,7 +113,7 @@ export function createEstimatorService(deps: EstimatorServiceDeps): EstimatorSer
 }
 
 /**
- * Estimate and EstimateStream served straight on grpc-js (kit/calls/direct-methods.ts): the same answers,
+ * Estimate and EstimateStream served straight on grpc-js (kit/transport/direct-methods.ts): the same answers,
  * written straight to bytes (estimate-bytes.ts).
  */
 export function createEstimatorDirectMethods(deps: EstimatorServiceDeps): Record<string, DirectMethod> {
@@ -161,13 +160,8 @@ function streamItemAnswerer<T>(
 ): (item: EstimateStreamRequest) => T | EstimateStreamResponse | Promise<T | EstimateStreamResponse> {
   const failed = (item: EstimateStreamRequest, caught: unknown): EstimateStreamResponse => {
     // Fields are named from the stream item, e.g. `estimate.values`.
-    const error =
-      caught instanceof InvalidInputError && caught.field !== "estimate"
-        ? new InvalidInputError(`estimate.${caught.field}`, caught.reason)
-        : caught;
-    const mapped = toServerError(error, deps.logger);
-    if (!(mapped instanceof ServerError)) throw mapped;
-    return { requestId: item.requestId, result: { $case: "error", value: { code: mapped.code, message: mapped.details } } };
+    const value = itemStatus(withinField(caught, "estimate"), deps.logger);
+    return { requestId: item.requestId, result: { $case: "error", value } };
   };
   return (item) => {
     try {

@@ -129,6 +129,7 @@ export async function readOptionsAndResponse<O>(
     if (kept === undefined)
       throw new FailedPreconditionError(
         "requests[0].options.response_sha256: the extractor no longer holds this response: send its chunks",
+        { subject: "requests[0].options.response_sha256" },
       );
     return { options, response: kept };
   }

@@ -11,7 +11,7 @@ import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
 import { collectChunks } from "../kit/transport/table-codec.js";
 import { idleContainerNames } from "./domain/idle-containers.js";
 import { type IdleNodeTable, type IdleProfile, buildIdleProfiles } from "./domain/idle-profile.js";
-import { callPeer } from "./peer-error.js";
+import { callPeer } from "../kit/calls/peer-errors.js";
 
 export interface IdleProfileRequest {
   /** The idle Prometheus response JSON. */

@@ -7,7 +7,7 @@ import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { createArchivedAbsModel } from "./domain/archived-abs-model.js";
 import type { BackgroundModelSource, BackgroundPowerModel } from "./domain/background-models.js";
-import { callPeer } from "./peer-error.js";
+import { callPeer } from "../kit/calls/peer-errors.js";
 
 /** Lists the AbsPower models of a pipeline per feature group and reads their archives. */
 export function createRegistryModelSource(registry: PeerClient<typeof RegistryServiceDefinition>): BackgroundModelSource {

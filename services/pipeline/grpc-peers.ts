@@ -1,7 +1,6 @@
 // PipelinePeers over the peers' generated gRPC clients: extractor, isolator, trainer and registry.
 // Bulk data travels as the contracts say: Prometheus JSON in chunks, tables in table chunks.
 import { createHash } from "node:crypto";
-import { ClientError, Status } from "nice-grpc";
 import type { DataTable } from "../domain/data-table.js";
 import type { ExtractorServiceDefinition, ExtractRequest } from "../generated/kepler/model/v1/extractor_service.js";
 import type { IsolateRequest, IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
@@ -14,7 +13,7 @@ import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
 import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
-import { callPeer, fromPeerError } from "./peer-error.js";
+import { callPeer, fromPeerError, isPeerNotFound, peerPreconditionSubject } from "../kit/calls/peer-errors.js";
 import {
   isolatorKindOf,
   isolatorNameOf,
@@ -23,6 +22,9 @@ import {
   trainerResultOf,
   windowMessage,
 } from "./peer-messages.js";
+
+// The request field the extractor names when it no longer holds a response sent by its digest.
+const RESPONSE_DIGEST_FIELD = "requests[0].options.response_sha256";
 
 // A response's SHA-256, computed once per response (a run names the same bytes in every extractor call);
 // "" for a response too large for the extractor to keep (RESPONSE_CACHE_DEFAULTS.maxSamples is about this
@@ -130,12 +132,8 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
         try {
           return await extractWith(false);
         } catch (error) {
-          if (!(
-            error instanceof ClientError &&
-            error.code === Status.FAILED_PRECONDITION &&
-            /response_sha256/.test(error.details)
-          ))
-            throw error;
+          // The extractor no longer holds the response named by its digest: send the chunks after all.
+          if (peerPreconditionSubject(error) !== RESPONSE_DIGEST_FIELD) throw error;
           return extractWith(true);
         }
       });
@@ -249,7 +247,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
         const { files } = await registry.client.getPipelineProfiles({ pipelineName });
         return files.map((file) => ({ path: file.path, text: Buffer.from(file.data).toString("utf8") }));
       } catch (error) {
-        if (error instanceof ClientError && error.code === Status.NOT_FOUND) return [];
+        if (isPeerNotFound(error)) return [];
         throw fromPeerError("registry", error);
       }
     },

@@ -1,12 +1,11 @@
 // ListPipelines and GetPipeline: the registry's stored pipelines joined with this service's online runs.
-import { ClientError, Status } from "nice-grpc";
 import { NotFoundError } from "../domain/errors.js";
 import type { NodeType, PipelineInfo } from "../generated/kepler/model/v1/model.js";
 import type { GetPipelineResponse, ListPipelinesResponse } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import type { OnlinePipelines } from "./domain/online-pipelines.js";
-import { callPeer } from "./peer-error.js";
+import { callPeer, isPeerNotFound } from "../kit/calls/peer-errors.js";
 import { onlineStatusMessage } from "./run-messages.js";
 
 /** The registry's pipelines and every online pipeline of this service. */
@@ -34,7 +33,7 @@ export async function getPipeline(
       try {
         return (await registry.client.listNodeTypes({ pipelineName })).nodeTypes;
       } catch (error) {
-        if (error instanceof ClientError && error.code === Status.NOT_FOUND) return [];
+        if (isPeerNotFound(error)) return [];
         throw error;
       }
     });

@@ -7,7 +7,7 @@ import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registry
 import { openBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
 import { BucketReplica } from "./domain/bucket-replica.js";
 import { ModelStore } from "./domain/model-store.js";
-import { createRegistryHttpHandler } from "./http-api.js";
+import { registryHttpRoutes } from "./http-api.js";
 import { measureStore, observeStorePull } from "./metrics.js";
 import { createRegistryService } from "./server.js";
 
@@ -71,7 +71,7 @@ export async function startRegistry(
       },
     ],
     http: {
-      handler: createRegistryHttpHandler(store, logger),
+      routes: registryHttpRoutes(store),
       headersTimeoutMs: config.httpHeadersTimeoutMs,
       requestTimeoutMs: config.httpRequestTimeoutMs,
     },

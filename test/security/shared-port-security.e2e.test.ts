@@ -3,6 +3,7 @@
 // http/1.1, as Go's http.Client and curl do, get http/1.1) and plaintext is refused; with --auth-reads,
 // HTTP requests need a bearer token like gRPC reads.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,10 +34,17 @@ async function startShared(security: Partial<SecurityConfig>): Promise<ServerHan
     services: [],
     security: { ...INSECURE, ...security },
     http: {
-      handler: (request, response) => {
-        response.writeHead(200, { "Content-Type": "application/json" });
-        response.end(JSON.stringify({ path: request.url }));
-      },
+      routes: [
+        { method: "GET", path: "/best-models" },
+        { method: "POST", path: "/model" },
+        { method: "GET", path: "/ui", prefix: true },
+      ].map((route) => ({
+        ...(route as { method: "GET" | "POST"; path: string; prefix?: boolean }),
+        handle: (request: IncomingMessage, response: ServerResponse) => {
+          response.writeHead(200, { "Content-Type": "application/json" });
+          response.end(JSON.stringify({ path: request.url }));
+        },
+      })),
     },
   });
 }

@@ -1,10 +1,8 @@
 // Prometheus metrics (prom-client): one registry per process, so the all-in-one process exposes the six
 // services on one /metrics endpoint, each series labelled with its service. Names follow Prometheus
 // conventions: `kepler_model_` prefix, `_total` counters, base units (`_seconds`). The kit measures every
-// RPC (middleware), HTTP route and socket request; services add their own metrics from here.
+// call (call-metrics.ts); services add their own metrics from here.
 import { createServer, type Server } from "node:http";
-import { isAbortError } from "abort-controller-x";
-import { type CallContext, ServerError, type ServerMiddlewareCall, Status } from "nice-grpc";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigKey } from "../config/config-schema.js";
 
@@ -74,45 +72,6 @@ export function histogram<L extends string>(name: string, help: string, labelNam
   return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [metricsRegistry] });
 }
 
-const rpcRequests = counter("kepler_model_rpc_requests_total", "gRPC calls by service, method and status code.", [
-  "service",
-  "method",
-  "code",
-]);
-const rpcDuration = histogram("kepler_model_rpc_duration_seconds", "gRPC call latency in seconds.", ["service", "method"]);
-const rpcInFlight = gauge("kepler_model_rpc_in_flight", "gRPC calls being served.", ["service", "method"]);
-
-const httpRequests = counter("kepler_model_http_requests_total", "HTTP requests by service, route and status.", [
-  "service",
-  "route",
-  "status",
-]);
-const httpDuration = histogram("kepler_model_http_duration_seconds", "HTTP request latency in seconds.", ["service", "route"]);
-
-const socketRequests = counter("kepler_model_socket_requests_total", "Unix-socket requests by service and outcome.", [
-  "service",
-  "outcome",
-]);
-const socketDuration = histogram("kepler_model_socket_duration_seconds", "Unix-socket request latency in seconds.", ["service"]);
-
-/** Counts and times one unix-socket request (outcome: ok, refused for bad input or no model, error). */
-export function observeSocket(service: string, outcome: "ok" | "refused" | "error", seconds: number): void {
-  socketRequests.inc({ service, outcome });
-  socketDuration.observe({ service }, seconds);
-}
-
-/** Counts and times one HTTP request once it is answered. */
-export function observeHttp(service: string, route: string, status: number, seconds: number): void {
-  httpRequests.inc({ service, route, status: String(status) });
-  httpDuration.observe({ service, route }, seconds);
-}
-
-function statusOf(error: unknown): string {
-  if (error instanceof ServerError) return Status[error.code] ?? "UNKNOWN";
-  if (isAbortError(error)) return "CANCELLED";
-  return "UNKNOWN";
-}
-
 let measuringCalls = true;
 
 /** Turns the per-call measuring of servers started from now on off (`--metrics-port -1`) or on. */
@@ -123,71 +82,6 @@ export function setCallMetrics(enabled: boolean): void {
 /** Whether servers started now measure their calls. */
 export function callMetricsEnabled(): boolean {
   return measuringCalls;
-}
-
-/** One measured call, ended once: answered OK, or failed with an error (its status code is counted). */
-export interface MeasuredCall {
-  ok(): void;
-  failed(error: unknown): void;
-}
-
-/**
- * Measures the calls of one service: requests by status code, latency and in-flight. Label children
- * are bound once per method, so a call costs two map lookups and no allocation beyond its timing.
- */
-export function createRpcMeter(service: string): (method: string) => MeasuredCall {
-  interface Bound {
-    inFlight: ReturnType<typeof rpcInFlight.labels>;
-    duration: ReturnType<typeof rpcDuration.labels>;
-    ok: ReturnType<typeof rpcRequests.labels>;
-  }
-  const bound = new Map<string, Bound>();
-  return (method) => {
-    let children = bound.get(method);
-    if (children === undefined) {
-      children = {
-        inFlight: rpcInFlight.labels(service, method),
-        duration: rpcDuration.labels(service, method),
-        ok: rpcRequests.labels(service, method, "OK"),
-      };
-      bound.set(method, children);
-    }
-    const measured = children;
-    const started = performance.now();
-    measured.inFlight.inc();
-    const end = () => {
-      measured.inFlight.dec();
-      measured.duration.observe((performance.now() - started) / 1000);
-    };
-    return {
-      ok() {
-        measured.ok.inc();
-        end();
-      },
-      failed(error) {
-        rpcRequests.labels(service, method, statusOf(error)).inc();
-        end();
-      },
-    };
-  };
-}
-
-/** Server middleware measuring every call with a meter (createRpcMeter) around nice-grpc's call chain. */
-export function createRpcMetricsMiddleware(meter: (method: string) => MeasuredCall) {
-  return async function* rpcMetrics<Request, Response>(
-    call: ServerMiddlewareCall<Request, Response>,
-    context: CallContext,
-  ): AsyncGenerator<Response, Response | void, undefined> {
-    const measured = meter(call.method.path);
-    try {
-      const result = yield* call.next(call.request, context);
-      measured.ok();
-      return result;
-    } catch (error) {
-      measured.failed(error);
-      throw error;
-    }
-  };
 }
 
 /** `--metrics-host`: where the /metrics endpoint listens. */

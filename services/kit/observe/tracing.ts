@@ -4,27 +4,9 @@
 // extractor, isolator, trainer and registry, and one Estimate one trace across estimator and registry.
 // Logs of a traced call carry its trace id.
 import { AsyncLocalStorage } from "node:async_hooks";
-import {
-  type Context,
-  type ContextManager,
-  context as otelContext,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { type Context, type ContextManager, context as otelContext, propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import type { BasicTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import {
-  type CallContext,
-  type ClientMiddlewareCall,
-  type CallOptions,
-  Metadata,
-  ServerError,
-  type ServerMiddlewareCall,
-  Status,
-} from "nice-grpc";
+import { type ClientMiddlewareCall, type CallOptions, Metadata } from "nice-grpc";
 import type { ConfigKey } from "../config/config-schema.js";
 
 /** `--otlp-endpoint`: where spans go; empty (the default) turns tracing off. */
@@ -116,60 +98,6 @@ export function otlpTracesEndpoint(configured: string, env: NodeJS.ProcessEnv): 
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
     (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, "")}/v1/traces` : "");
   return base;
-}
-
-/** The trace id of the active span, for log lines; undefined when not traced. */
-export function activeTraceId(): string | undefined {
-  return trace.getSpan(otelContext.active())?.spanContext().traceId;
-}
-
-const metadataGetter = {
-  keys: (carrier: Metadata) => [...carrier].map(([key]) => key),
-  get: (carrier: Metadata, key: string) => carrier.get(key) as string | undefined,
-};
-
-/**
- * Server middleware: one SERVER span per call, child of the caller's span when the call carries a
- * `traceparent`. The handler (and every peer call it makes) runs with that span active.
- */
-export function createTracingMiddleware(service: string) {
-  const tracer = trace.getTracer("kepler-model");
-  return async function* traced<Request, Response>(
-    call: ServerMiddlewareCall<Request, Response>,
-    context: CallContext,
-  ): AsyncGenerator<Response, Response | void, undefined> {
-    const parent = propagation.extract(ROOT_CONTEXT, context.metadata, metadataGetter);
-    const span: Span = tracer.startSpan(
-      call.method.path,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { "rpc.system": "grpc", "rpc.method": call.method.path, "kepler_model.service": service },
-      },
-      parent,
-    );
-    const active = trace.setSpan(parent, span);
-    // Each step of the handler runs inside the span's context, so the promises it creates keep it.
-    const steps = otelContext.with(active, () => call.next(call.request, context));
-    let done = false;
-    try {
-      let step = await otelContext.with(active, () => steps.next());
-      while (step.done !== true) {
-        yield step.value;
-        step = await otelContext.with(active, () => steps.next());
-      }
-      done = true;
-      return step.value;
-    } catch (error) {
-      const code = error instanceof ServerError ? error.code : Status.UNKNOWN;
-      span.setAttribute("rpc.grpc.status_code", code);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      done = true;
-      throw error;
-    } finally {
-      if (!done) await steps.return(undefined as never);
-      span.end();
-    }
-  };
 }
 
 /** Client middleware: sends the active span's context as `traceparent` metadata. */

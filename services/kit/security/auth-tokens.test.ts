@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AccessDenied, type AuthPolicy, authorize } from "./auth-middleware.js";
+import { AccessDenied } from "./access-denied.js";
+import { type AuthPolicy, authorize } from "./auth-policy.js";
 import { TokenSet, parseTokens } from "./auth-tokens.js";
 
 const WRITE = "w".repeat(16) + "0123";

@@ -1,6 +1,7 @@
 import { type Channel, type CompatServiceDefinition, type Client, createChannel, createClientFactory } from "nice-grpc";
 import { createDeadlineMiddleware, DEFAULT_PEER_DEADLINE_MS, type DeadlineCallOptions } from "../calls/call-deadline.js";
-import { withInProcessCalls } from "../calls/in-process-calls.js";
+import { errorDetailsClientMiddleware } from "nice-grpc-error-details";
+import { withInProcessCalls } from "./in-process/in-process-calls.js";
 import { DEFAULT_MESSAGE_LIMITS, messageLimitOptions } from "./message-limits.js";
 import { PLAINTEXT_PEER, type PeerConnection, bearerTokenMiddleware } from "../security/peer-connection.js";
 import { tracePropagationMiddleware } from "../observe/tracing.js";
@@ -39,6 +40,8 @@ export function createPeerClient<D extends CompatServiceDefinition>(
     .use(tracePropagationMiddleware())
     .use(bearerTokenMiddleware(connection.token))
     .use(createDeadlineMiddleware(options.deadlineMs ?? DEFAULT_PEER_DEADLINE_MS, options.boundedStreams))
+    // A failure's structured details (field violations, ...) for the peer-error table (calls/peer-errors.ts).
+    .use(errorDetailsClientMiddleware)
     .create(definition, channel);
   return { client, channel, close: () => channel.close() };
 }

@@ -1,11 +1,12 @@
 import type * as grpc from "@grpc/grpc-js";
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
-import { AccessDenied, type AuthPolicy, authPolicy, authorize, createAuthMiddleware } from "../security/auth-middleware.js";
-import { createCallMiddleware } from "../calls/call-middleware.js";
-import { callMetricsEnabled, createRpcMeter, createRpcMetricsMiddleware } from "../observe/metrics.js";
-import { type DirectCallKit, type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "../calls/direct-methods.js";
-import { createTracingMiddleware, tracingEnabled } from "../observe/tracing.js";
+import { authPolicy } from "../security/auth-policy.js";
+import type { AdmissionPolicy } from "../calls/admission.js";
+import { createCallPipeline } from "../calls/create-call-pipeline.js";
+import { type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "./direct-methods.js";
+import { createPipelineMiddleware } from "./nice-grpc-pipeline.js";
+import { createHttpFront, type HttpRoute } from "./http-routes.js";
 import { REQUEST_SHAPES } from "../../generated/request-shapes.js";
 import type { Logger } from "../observe/logger.js";
 import { withTolerantDecoding } from "../checks/malformed-request.js";
@@ -13,7 +14,7 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from 
 import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { INSECURE, type SecurityConfig } from "../security/security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "../security/tls-credentials.js";
-import { serveInProcess } from "../calls/in-process-calls.js";
+import { serveInProcess } from "./in-process/in-process-calls.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
 import { DEFAULT_PEER_HEALTH_INTERVAL_MS, type RequiredPeer, watchPeerHealth } from "./peer-health.js";
 import { addReflection } from "./reflection.js";
@@ -28,7 +29,7 @@ export interface HostedService {
   implementation: any;
   /**
    * Hot methods served straight on grpc-js (direct-methods.ts), by the definition's method key (e.g.
-   * "estimate"); the implementation's method of the same name serves them when tracing is on.
+   * "estimate"), through the same call pipeline as the rest.
    */
   direct?: Readonly<Record<string, DirectMethod>>;
 }
@@ -50,8 +51,10 @@ export interface GrpcServerOptions {
   shutdownGraceMs?: number;
   /** Health status at start (default true: SERVING); change it later with the handle's setServing. */
   serving?: boolean;
-  /** Also serve HTTP/1.1 on the same port (connections are routed by their first bytes). */
-  http?: SharedPortHttpOptions;
+  /** Also serve HTTP/1.1 routes on the same port (connections are routed by their first bytes). */
+  http?: HttpFrontOptions;
+  /** Admission control for every call (default: every call admitted). */
+  admission?: AdmissionPolicy;
   /**
    * Peers this service cannot work without: while one does not answer health, this service's own
    * service statuses (readiness) are NOT_SERVING; "" (liveness) stays SERVING, the process is fine.
@@ -60,6 +63,9 @@ export interface GrpcServerOptions {
   /** Time between peer checks; DEFAULT_PEER_HEALTH_INTERVAL_MS when omitted, 0 turns them off. */
   peerHealthIntervalMs?: number;
 }
+
+/** HTTP/1.1 routes served beside gRPC, and the listener's timeouts. */
+export type HttpFrontOptions = Omit<SharedPortHttpOptions, "handler"> & { routes: readonly HttpRoute[] };
 
 /** A running server: the bound port and a graceful close. */
 export interface ServerHandle {
@@ -95,37 +101,36 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       options.tlsReloadMs,
     );
   const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
-  // Metrics see every call, also refused ones; auth comes next: an unauthenticated call is refused before
-  // its request is looked at.
-  const meter = callMetricsEnabled() ? createRpcMeter(options.serviceName) : undefined;
-  const measured = meter !== undefined ? server.with(createRpcMetricsMiddleware(meter)) : server;
-  const traced = tracingEnabled() ? measured.with(createTracingMiddleware(options.serviceName)) : measured;
-  const guarded = auth === undefined ? traced : traced.with(createAuthMiddleware(auth, logger));
   const names = options.services.map(({ definition }) => definition.fullName);
-  const requestBounds = compileRequestBounds(REQUEST_SHAPES, names);
-  const withCalls = guarded.with(createCallMiddleware(logger, requestBounds));
+  // Every call, whichever way it arrives (nice-grpc, a direct method, an in-process peer call, an HTTP
+  // route), runs through this one pipeline.
+  const pipeline = createCallPipeline({
+    service: options.serviceName,
+    logger,
+    auth,
+    checks: compileRequestBounds(REQUEST_SHAPES, names),
+    admission: options.admission,
+  });
+  const piped = server.with(createPipelineMiddleware(pipeline));
   const wireBounds = compileWireBounds(REQUEST_SHAPES, names);
-  // Direct methods bypass the middleware chain, so not with tracing (its spans live in the chain).
-  const directKit: DirectCallKit = { logger, auth, checks: requestBounds, meter };
   const direct: Array<{ fullName: string; definition: DirectMethodDefinition; method: DirectMethod }> = [];
-  for (const { definition, implementation, direct: directMethods } of options.services) {
+  for (const { definition, implementation, direct: directMethods = {} } of options.services) {
     const tolerant = withTolerantDecoding(definition, wireBounds);
-    const served = tracingEnabled() ? {} : (directMethods ?? {});
-    for (const [key, method] of Object.entries(served)) {
+    for (const [key, method] of Object.entries(directMethods)) {
       direct.push({ fullName: definition.fullName, definition: tolerant.methods[key], method });
     }
-    const rest = withoutMethods(tolerant, Object.keys(served));
+    const rest = withoutMethods(tolerant, Object.keys(directMethods));
     // grpc-js refuses a service without methods: one served wholly direct is registered only there.
-    if (Object.keys(rest.methods).length > 0) withCalls.add(rest, implementation);
+    if (Object.keys(rest.methods).length > 0) piped.add(rest, implementation);
   }
   let grpcServer: grpc.Server | undefined;
   const registerDirect = (server: grpc.Server) => {
     grpcServer = server;
-    for (const entry of direct) registerDirectMethod(server, entry.fullName, entry.definition, entry.method, directKit);
+    for (const entry of direct) registerDirectMethod(server, entry.fullName, entry.definition, entry.method, pipeline);
   };
   const health = HealthState();
-  guarded.add(HealthDefinition, HealthServiceImpl(health));
-  addReflection(guarded, names);
+  piped.add(HealthDefinition, HealthServiceImpl(health));
+  addReflection(piped, names);
 
   let shared: SharedPortListener | undefined;
   let port: number;
@@ -139,7 +144,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
         host: options.host,
         port: options.port,
         injector,
-        http: auth === undefined ? options.http : { ...options.http, handler: guardHttp(auth, options.http.handler, logger) },
+        http: { ...options.http, handler: createHttpFront(options.http.routes, pipeline) },
         tls: tlsFiles,
         logger,
       });
@@ -225,34 +230,4 @@ function withoutMethods<D extends HostedService["definition"]>(definition: D, ke
   const methods = { ...definition.methods };
   for (const key of keys) delete methods[key];
   return { ...definition, methods };
-}
-
-// The HTTP routes sharing a port only read (the registry's POST /model selects a model), so they need a
-// token only with --auth-reads, as the gRPC reads do.
-function guardHttp(
-  policy: AuthPolicy,
-  handler: SharedPortHttpOptions["handler"],
-  logger: Logger,
-): SharedPortHttpOptions["handler"] {
-  return (request, response) => {
-    try {
-      authorize(
-        policy,
-        "read",
-        `${request.method ?? "GET"} ${(request.url ?? "/").split("?")[0]}`,
-        request.headers.authorization,
-      );
-    } catch (error) {
-      if (!(error instanceof AccessDenied)) throw error;
-      logger.warn({ reason: error.reason, caller: error.caller, url: request.url }, "HTTP request refused");
-      const status = error.kind === "unauthenticated" ? 401 : 403;
-      response.writeHead(status, {
-        "Content-Type": "text/plain; charset=utf-8",
-        ...(status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
-      });
-      response.end(error.message);
-      return;
-    }
-    handler(request, response);
-  };
 }

@@ -1,5 +1,6 @@
 // Server tests: the kit serving HTTP/1.1 beside gRPC on one port, and its graceful close of both
 // (in-flight requests finish, then everything left is destroyed at the grace deadline).
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
 import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
@@ -20,9 +21,13 @@ function startServer(delayMs: number | undefined, shutdownGraceMs: number) {
     services: [{ definition: RegistryServiceDefinition, implementation: withUnimplemented(RegistryServiceDefinition) }],
     http: {
       headersTimeoutMs: 2000,
-      handler: (_request, response) => {
-        if (delayMs !== undefined) setTimeout(() => response.end("late answer"), delayMs);
-      },
+      routes: ["/slow", "/never"].map((path) => ({
+        method: "GET" as const,
+        path,
+        handle: (_request: IncomingMessage, response: ServerResponse) => {
+          if (delayMs !== undefined) setTimeout(() => response.end("late answer"), delayMs);
+        },
+      })),
     },
   });
 }

@@ -1,8 +1,9 @@
-import { type CallContext, ServerError, type ServerMiddlewareCall, Status } from "nice-grpc";
+// Who may call what: bearer tokens from a watched file, and whether reads need one.
 import { InvalidInputError } from "../../domain/errors.js";
+import { AccessDenied } from "./access-denied.js";
 import { type NamedToken, TokenSet, parseTokens } from "./auth-tokens.js";
 import type { Logger } from "../observe/logger.js";
-import { type RpcAccess, rpcAccess } from "./rpc-access.js";
+import type { RpcAccess } from "./rpc-access.js";
 import type { SecurityConfig } from "./security-config.js";
 import { WatchedFile } from "../files/watched-file.js";
 
@@ -36,25 +37,11 @@ export function authPolicy(config: SecurityConfig, logger: Logger): AuthPolicy |
   return { tokensFile: config.authTokensFile, authReads: config.authReads, tokens: () => file.current() };
 }
 
-/** A refused call: no/unknown token (gRPC UNAUTHENTICATED, HTTP 401) or a read token on a write (PERMISSION_DENIED, 403). */
-export class AccessDenied extends Error {
-  override readonly name = "AccessDenied";
-  constructor(
-    readonly kind: "unauthenticated" | "permission-denied",
-    message: string,
-    /** For the log: why, and the token's name when one was recognised. */
-    readonly reason: string,
-    readonly caller?: string,
-  ) {
-    super(message);
-  }
-}
-
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * Decides one call from its `authorization` header: the caller's token when one is needed and valid,
- * undefined when none is needed, AccessDenied otherwise. Shared by gRPC (below) and any HTTP front end.
+ * undefined when none is needed, AccessDenied otherwise. Every transport asks it through the call pipeline (auth-interceptor.ts).
  * `what` names the call in messages (an RPC path or "POST /model").
  */
 export function authorize(
@@ -89,35 +76,4 @@ export function authorize(
       found.name,
     );
   return found;
-}
-
-/**
- * nice-grpc server middleware enforcing the policy before any work, with the access of RPC_ACCESS.
- * Denials and authorized writes are logged with the token's name, never the token.
- */
-export function createAuthMiddleware(policy: AuthPolicy, logger: Logger) {
-  return async function* authMiddleware<Request, Response>(
-    call: ServerMiddlewareCall<Request, Response>,
-    context: CallContext,
-  ): AsyncGenerator<Response, Response | void, undefined> {
-    admitCall(policy, call.method.path, context.metadata.get("authorization"), context.peer, logger);
-    return yield* call.next(call.request, context);
-  };
-}
-
-/**
- * Admits one call to `rpc` or throws ServerError UNAUTHENTICATED / PERMISSION_DENIED; denials and
- * authorized writes are logged with the token's name, never the token.
- */
-export function admitCall(policy: AuthPolicy, rpc: string, header: string | undefined, peer: string, logger: Logger): void {
-  const access = rpcAccess(rpc);
-  let caller: NamedToken | undefined;
-  try {
-    caller = authorize(policy, access, rpc, header);
-  } catch (error) {
-    if (!(error instanceof AccessDenied)) throw error;
-    logger.warn({ rpc, caller: error.caller, peer }, `denied: ${error.reason}`);
-    throw new ServerError(error.kind === "unauthenticated" ? Status.UNAUTHENTICATED : Status.PERMISSION_DENIED, error.message);
-  }
-  if (access === "write") logger.info({ rpc, caller: caller?.name, peer }, "write authorized");
 }

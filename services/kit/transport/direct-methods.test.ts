@@ -11,7 +11,7 @@ import {
 import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "./direct-methods.js";
 import { type GrpcServerHandle, startGrpcServer } from "../transport/grpc-server.js";
 import { silentLogger } from "../observe/logger.js";
-import { withUnimplemented } from "./unimplemented.js";
+import { withUnimplemented } from "../calls/unimplemented.js";
 
 // Direct methods over real gRPC: answers given at once and answers that wait come back in request order,
 // errors map to statuses, malformed bytes are INVALID_ARGUMENT, and closing ends a stream with OK.

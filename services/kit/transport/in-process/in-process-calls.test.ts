@@ -1,21 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CallContext, ClientError, Metadata, Status, createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
-import { HealthCheckResponse_ServingStatus } from "../../generated/grpc/health/v1/health.js";
+import { HealthCheckResponse_ServingStatus } from "../../../generated/grpc/health/v1/health.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ExtractorServiceDefinition,
   type ExtractRequest,
   type ListValidFeatureGroupsRequest,
   type QueryPrometheusRequest,
-} from "../../generated/kepler/model/v1/extractor_service.js";
-import { TrainerServiceDefinition } from "../../generated/kepler/model/v1/trainer_service.js";
-import { PrometheusWindow } from "../../generated/kepler/model/v1/types.js";
-import { createPeerClient } from "../transport/grpc-client.js";
-import { type GrpcServerHandle, startGrpcServer } from "../transport/grpc-server.js";
-import { silentLogger } from "../observe/logger.js";
-import { PLAINTEXT_PEER } from "../security/peer-connection.js";
-import { withUnimplemented } from "./unimplemented.js";
+} from "../../../generated/kepler/model/v1/extractor_service.js";
+import { TrainerServiceDefinition } from "../../../generated/kepler/model/v1/trainer_service.js";
+import { PrometheusWindow } from "../../../generated/kepler/model/v1/types.js";
+import { createPeerClient } from "../grpc-client.js";
+import { type GrpcServerHandle, startGrpcServer } from "../grpc-server.js";
+import { silentLogger } from "../../observe/logger.js";
+import { PLAINTEXT_PEER } from "../../security/peer-connection.js";
+import { withUnimplemented } from "../../calls/unimplemented.js";
 
 // A stand-in extractor whose answers show what the server saw (peer, metadata, sizes), so each call
 // shape (unary health, client stream, server stream, bidi) can be compared in-process and over the wire.

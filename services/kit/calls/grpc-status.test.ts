@@ -1,6 +1,6 @@
 import { ServerError, Status } from "nice-grpc";
 import { describe, expect, it } from "vitest";
-import { MAX_STATUS_MESSAGE_CHARS, boundedStatus } from "./status-mapping.js";
+import { MAX_STATUS_MESSAGE_CHARS, boundedStatus } from "./grpc-status.js";
 
 describe("boundedStatus", () => {
   it("keeps a short well-formed message as it is", () => {

@@ -1,18 +1,14 @@
 // Hot RPCs served straight on grpc-js. nice-grpc runs every call, and every item of a stream, through a
-// chain of async generators (one per middleware) and an AbortController; for a small Estimate that
-// chain costs more than the estimate. A direct method has the same behaviour as the middleware stack
-// of grpc-server.ts, in one pass per call or item: metrics, bearer tokens, request checks (undecodable,
-// wire and field bounds), status mapping and logging. Tracing needs the middleware: with tracing on,
-// startGrpcServer serves every method through nice-grpc.
+// chain of async generators and an AbortController; for a small Estimate that chain costs more than the
+// estimate. A direct method runs the same call pipeline (calls/call-pipeline.ts: logging, metrics,
+// tracing, auth, admission, request checks, the error table) with plain calls, once per call or item.
 import * as grpc from "@grpc/grpc-js";
 import { AbortError } from "abort-controller-x";
-import { ServerError, Status } from "nice-grpc";
-import { type AuthPolicy, admitCall } from "../security/auth-middleware.js";
-import { acceptAny, nextRequestId, rejectMalformed } from "./call-middleware.js";
-import type { Logger } from "../observe/logger.js";
-import type { MeasuredCall } from "../observe/metrics.js";
-import type { RequestCheck } from "../checks/request-bounds.js";
-import { toServerError } from "./status-mapping.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
+import { grpcStatusOf } from "../calls/grpc-status.js";
+import { STATUS_DETAILS_TRAILER } from "../calls/status-details.js";
+import { rpcAccess, type RpcAccess } from "../security/rpc-access.js";
+import { GrpcJsInboundCall } from "./grpc-inbound-call.js";
 
 /**
  * A unary method: the decoded, checked request in, the response out (errors map to a status); a
@@ -39,16 +35,6 @@ export interface DirectBidiMethod<Request = never, Response = unknown> {
 
 export type DirectMethod = DirectUnaryMethod | DirectBidiMethod;
 
-/** What every direct call shares with the middleware stack. */
-export interface DirectCallKit {
-  readonly logger: Logger;
-  readonly auth: AuthPolicy | undefined;
-  /** Field bounds per RPC path. */
-  readonly checks: ReadonlyMap<string, RequestCheck>;
-  /** Per-call metrics, or undefined when measuring is off. */
-  readonly meter: ((method: string) => MeasuredCall) | undefined;
-}
-
 /** The parts of a ts-proto method definition a direct method needs. */
 export interface DirectMethodDefinition {
   readonly name: string;
@@ -62,7 +48,7 @@ export function registerDirectMethod(
   serviceFullName: string,
   definition: DirectMethodDefinition,
   method: DirectMethod,
-  kit: DirectCallKit,
+  pipeline: CallPipeline,
 ): void {
   const path = `/${serviceFullName}/${definition.name}`;
   const serialize = (response: unknown): Buffer => {
@@ -70,91 +56,71 @@ export function registerDirectMethod(
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
   const deserialize = (bytes: Buffer): unknown => definition.requestType.decode(bytes);
-  const steps = new MethodSteps(path, kit);
+  const access = rpcAccess(path);
   const registered =
     method.kind === "unary"
-      ? server.register(path, unaryHandler(method, steps), serialize, deserialize, "unary")
-      : server.register(path, bidiHandler(method, steps), serialize, deserialize, "bidi");
+      ? server.register(path, unaryHandler(method, pipeline, path, access), serialize, deserialize, "unary")
+      : server.register(path, bidiHandler(method, pipeline, path, access), serialize, deserialize, "bidi");
   if (!registered) throw new Error(`${path} is already registered`);
 }
 
-// The steps every call of one path shares: its request check, admission, status mapping, logging.
-class MethodSteps {
-  readonly check: RequestCheck;
-
-  constructor(
-    readonly path: string,
-    private readonly kit: DirectCallKit,
-  ) {
-    this.check = kit.checks.get(path) ?? acceptAny;
-  }
-
-  /** Starts measuring and admits the call (throws ServerError when its token is refused). */
-  start(metadata: grpc.Metadata, peer: () => string): MeasuredCall | undefined {
-    const measured = this.kit.meter?.(this.path);
-    if (this.kit.auth !== undefined) {
-      const header = metadata.get("authorization")[0];
-      try {
-        admitCall(this.kit.auth, this.path, typeof header === "string" ? header : undefined, peer(), this.kit.logger);
-      } catch (error) {
-        measured?.failed(error);
-        throw error;
-      }
-    }
-    return measured;
-  }
-
-  /** Maps an error to the status sent, logging it as the call middleware does. */
-  status(error: unknown): { error: ServerError; status: Partial<grpc.StatusObject> } {
-    const mapped = toServerError(error, this.kit.logger.child({ rpc: this.path, requestId: nextRequestId() }));
-    const serverError = mapped instanceof ServerError ? mapped : new ServerError(Status.UNKNOWN, String(mapped));
-    return { error: serverError, status: { code: serverError.code as number, details: serverError.details } };
-  }
-
-  debugCompleted(startedMs: number): void {
-    if (!this.kit.logger.isLevelEnabled("debug")) return;
-    this.kit.logger
-      .child({ rpc: this.path, requestId: nextRequestId() })
-      .debug({ ms: Math.round(performance.now() - startedMs) }, "call completed");
-  }
+// Ends a failed call through the pipeline: the status grpc-js sends (with the details trailer, if any).
+function failedStatus(pipeline: CallPipeline, call: GrpcJsInboundCall, error: unknown): Partial<grpc.StatusObject> {
+  const status = grpcStatusOf(pipeline.fail(call, error));
+  if (status.detailsBin === undefined) return { code: status.code as number, details: status.details };
+  const metadata = new grpc.Metadata();
+  metadata.set(STATUS_DETAILS_TRAILER, Buffer.from(status.detailsBin));
+  return { code: status.code as number, details: status.details, metadata };
 }
 
-function unaryHandler(method: DirectUnaryMethod, steps: MethodSteps): grpc.handleUnaryCall<unknown, unknown> {
+function handleUnary(this: DirectUnaryMethod, request: unknown): unknown {
+  return this.handle(request as never);
+}
+
+function unaryHandler(
+  method: DirectUnaryMethod,
+  pipeline: CallPipeline,
+  path: string,
+  access: RpcAccess,
+): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    const startedMs = performance.now();
-    let measured: MeasuredCall | undefined;
-    const answer = (response: unknown) => {
-      measured?.ok();
-      steps.debugCompleted(startedMs);
-      callback(null, response);
-    };
-    const fail = (error: unknown) => {
-      const { error: mapped, status } = steps.status(error);
-      measured?.failed(mapped);
-      callback(status);
-    };
-    try {
-      measured = steps.start(call.metadata, () => call.getPeer());
-    } catch (error) {
-      callback(steps.status(error).status);
-      return;
-    }
+    const inbound = new GrpcJsInboundCall(path, access, call);
     let response: unknown;
     try {
-      response = method.handle(rejectMalformed(call.request, steps.check) as never);
+      pipeline.start(inbound);
+      pipeline.check(inbound, call.request);
+      response = pipeline.run(inbound, handleUnary, method, call.request);
     } catch (error) {
-      fail(error);
+      callback(failedStatus(pipeline, inbound, error));
       return;
     }
-    if (response instanceof Promise) response.then(answer, fail);
-    else answer(response);
+    if (!(response instanceof Promise)) {
+      pipeline.succeed(inbound);
+      callback(null, response);
+      return;
+    }
+    response.then(
+      (answer: unknown) => {
+        pipeline.succeed(inbound);
+        callback(null, answer);
+      },
+      (error: unknown) => callback(failedStatus(pipeline, inbound, error)),
+    );
   };
 }
 
-function bidiHandler(method: DirectBidiMethod, steps: MethodSteps): grpc.handleBidiStreamingCall<unknown, unknown> {
+function handleItem(this: DirectBidiMethod, item: unknown): unknown {
+  return this.handleItem(item as never);
+}
+
+function bidiHandler(
+  method: DirectBidiMethod,
+  pipeline: CallPipeline,
+  path: string,
+  access: RpcAccess,
+): grpc.handleBidiStreamingCall<unknown, unknown> {
   return (call) => {
-    const startedMs = performance.now();
-    let measured: MeasuredCall | undefined;
+    const inbound = new GrpcJsInboundCall(path, access, call);
     let done = false;
     let stopping = false;
     // Steps (answer an item, end the call) run in order. While none is pending a step runs at once;
@@ -173,14 +139,11 @@ function bidiHandler(method: DirectBidiMethod, steps: MethodSteps): grpc.handleB
       done = true;
       method.closing?.removeEventListener("abort", onClosing);
       if (error === undefined) {
-        measured?.ok();
-        steps.debugCompleted(startedMs);
+        pipeline.succeed(inbound);
         call.end();
         return;
       }
-      const { error: mapped, status } = steps.status(error);
-      measured?.failed(mapped);
-      call.emit("error", status);
+      call.emit("error", failedStatus(pipeline, inbound, error));
     };
     const send = (response: unknown): void | Promise<void> => {
       if (!done && !call.write(response)) return drained(call);
@@ -189,7 +152,8 @@ function bidiHandler(method: DirectBidiMethod, steps: MethodSteps): grpc.handleB
       if (done || stopping) return;
       let response: unknown;
       try {
-        response = method.handleItem(rejectMalformed(item, steps.check) as never);
+        pipeline.check(inbound, item);
+        response = pipeline.run(inbound, handleItem, method, item);
       } catch (error) {
         finish(error);
         return;
@@ -202,17 +166,17 @@ function bidiHandler(method: DirectBidiMethod, steps: MethodSteps): grpc.handleB
       enqueue(() => finish());
     };
     try {
-      measured = steps.start(call.metadata, () => call.getPeer());
+      pipeline.start(inbound);
     } catch (error) {
       done = true;
-      call.emit("error", steps.status(error).status);
+      call.emit("error", failedStatus(pipeline, inbound, error));
       return;
     }
     call.on("cancelled", () => {
       if (done) return;
       done = true;
       method.closing?.removeEventListener("abort", onClosing);
-      measured?.failed(new AbortError());
+      pipeline.fail(inbound, new AbortError());
     });
     call.on("data", (item: unknown) => enqueue(() => answer(item)));
     call.on("end", () => enqueue(() => finish()));

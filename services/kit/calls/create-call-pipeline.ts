@@ -1,0 +1,45 @@
+// The standard chain, in its one order. Every front door builds its pipeline here: the gRPC server (and
+// the HTTP routes on its port) in startGrpcServer, the estimator's unix socket in its main.
+import type { RequestCheck } from "../checks/request-bounds.js";
+import { requestChecksInterceptor } from "../checks/request-checks-interceptor.js";
+import { metricsInterceptor } from "../observe/call-metrics.js";
+import type { Logger } from "../observe/logger.js";
+import { callMetricsEnabled } from "../observe/metrics.js";
+import { tracingInterceptor } from "../observe/tracing-interceptor.js";
+import { tracingEnabled } from "../observe/tracing.js";
+import { authInterceptor } from "../security/auth-interceptor.js";
+import type { AuthPolicy } from "../security/auth-policy.js";
+import { type AdmissionPolicy, admissionInterceptor } from "./admission.js";
+import { type CallInterceptor, CallPipeline } from "./call-pipeline.js";
+import { deadlineInterceptor } from "./deadline-interceptor.js";
+import { loggingInterceptor } from "./logging-interceptor.js";
+
+export interface CallPipelineOptions {
+  /** The service name, for logs and metric labels. */
+  service: string;
+  /** The service's logger (already bound to it). */
+  logger: Logger;
+  /** Bearer-token policy; undefined: every call is open. */
+  auth?: AuthPolicy;
+  /** Field bounds per RPC path (compileRequestBounds). */
+  checks?: ReadonlyMap<string, RequestCheck>;
+  /** Admission control; undefined: every call is admitted. */
+  admission?: AdmissionPolicy;
+  /** For transports without a deadline of their own: the bound and the error past it. */
+  deadline?: { ms: number; expired: (ms: number) => Error };
+}
+
+/**
+ * The call pipeline: request id and logging, metrics (unless measuring is off), tracing (when on),
+ * auth, admission, deadline, request checks. Steps without their option are left out.
+ */
+export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
+  const steps: CallInterceptor[] = [loggingInterceptor(options.logger)];
+  if (callMetricsEnabled()) steps.push(metricsInterceptor(options.service));
+  if (tracingEnabled()) steps.push(tracingInterceptor(options.service));
+  if (options.auth !== undefined) steps.push(authInterceptor(options.auth, options.logger));
+  if (options.admission !== undefined) steps.push(admissionInterceptor(options.admission));
+  if (options.deadline !== undefined) steps.push(deadlineInterceptor(options.deadline.ms, options.deadline.expired));
+  if (options.checks !== undefined) steps.push(requestChecksInterceptor(options.checks));
+  return new CallPipeline(options.service, options.logger, steps);
+}
