@@ -1,10 +1,11 @@
 // The reference's per-metric CSVs (`query --to-csv`): pandas' `to_csv` of `prom_responses_to_results`,
 // one long table per metric. Columns: pandas' unnamed row index, the label columns in order of first
 // appearance, `timestamp`, and a column named after the metric holding float(value).
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { SavedResponse } from "../services/prometheus/query-window.js";
 import type { RangeSeries } from "../services/prometheus/prometheus-client.js";
+import { writeTextFile } from "./write-text-file.js";
 
 // CSV quoting as Python's csv module does by default (QUOTE_MINIMAL).
 function cell(value: string): string {
@@ -19,8 +20,8 @@ function pythonFloat(text: string): string {
   return Number.isInteger(value) && Math.abs(value) < 1e16 ? value.toFixed(1) : String(value);
 }
 
-/** One metric's series as the reference's CSV text. */
-export function metricCsv(metric: string, series: readonly RangeSeries[]): string {
+/** One metric's series as the reference's CSV text, one piece per series (streamed to its file). */
+export function* metricCsvPieces(metric: string, series: readonly RangeSeries[]): Generator<string> {
   const labels: string[] = [];
   const seen = new Set<string>();
   for (const s of series)
@@ -29,22 +30,23 @@ export function metricCsv(metric: string, series: readonly RangeSeries[]): strin
         seen.add(label);
         labels.push(label);
       }
-  const lines = [["", ...labels, "timestamp", metric].map(cell).join(",")];
+  yield `${["", ...labels, "timestamp", metric].map(cell).join(",")}\n`;
   let row = 0;
   for (const s of series) {
-    const labelCells = labels.map((label) => cell(s.metric[label] ?? ""));
+    const labelCells = labels.map((label) => cell(s.metric[label] ?? "")).join(",");
+    let piece = "";
     for (const [timestamp, value] of s.values) {
-      lines.push([String(row), ...labelCells, String(timestamp), pythonFloat(value)].join(","));
+      piece += `${row},${labelCells === "" ? "" : `${labelCells},`}${timestamp},${pythonFloat(value)}\n`;
       row += 1;
     }
+    yield piece;
   }
-  return `${lines.join("\n")}\n`;
 }
 
 /** Writes `<dir>/<metric>.csv` for every metric of the response; returns the file count. */
 export async function writeQueryCsvs(dir: string, saved: SavedResponse): Promise<number> {
   await mkdir(dir, { recursive: true });
   const metrics = Object.keys(saved);
-  for (const metric of metrics) await writeFile(join(dir, `${metric}.csv`), metricCsv(metric, saved[metric] ?? []));
+  for (const metric of metrics) await writeTextFile(join(dir, `${metric}.csv`), metricCsvPieces(metric, saved[metric] ?? []));
   return metrics.length;
 }

@@ -1,19 +1,22 @@
 // `kepler-model estimate`: one Estimate call to a running estimator, printed as a table (or JSON).
-import { ClientError, Status } from "nice-grpc";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { readConfig } from "../../services/kit/config/config-schema.js";
-import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import {
+  booleanFlag,
+  choiceFlag,
+  energySourceFlag,
+  integerFlag,
+  listFlag,
+  pairsFlag,
+  requiredFlag,
+  textFlag,
+} from "../flag-readers.js";
+import { assertServerAnswers, serverAddressFlag } from "../server-address.js";
 import { formatTextTable } from "../text-table.js";
-
-function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
-  const value = flags[name];
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
-  return value;
-}
+import { writeJson } from "../write-text-file.js";
 
 /** "1,2;3,4" -> [[1, 2], [3, 4]], each row with `width` numbers. */
 export function parseRows(text: string, width: number): number[][] {
@@ -75,31 +78,19 @@ export const estimateCommand: Command = {
     { name: "pipeline", valueName: "name", description: "Only models of this pipeline." },
     { name: "system-features", valueName: "k=v,...", description: "Constant system features, e.g. cpu_architecture=Skylake." },
     { name: "cores", valueName: "N", description: "This machine's logical cores (for the core ratio and node-type matching)." },
-    {
-      name: "estimator-address",
-      valueName: "host:port",
-      description: `Estimator to call (env KEPLER_MODEL_ESTIMATOR_ADDRESS, default ${peerAddressKey("estimator").default}).`,
-    },
+    serverAddressFlag("estimator"),
     { name: "json", boolean: true, description: "Print the response as JSON." },
     ...CLIENT_SECURITY_FLAGS,
   ],
-  async run({ flags, stdout, stderr, env }) {
-    const metrics = required(flags, "metrics")
-      .split(",")
-      .map((m) => m.trim())
-      .filter((m) => m !== "");
-    const rows = parseRows(required(flags, "values"), metrics.length);
-    const outputType = (flags["output-type"] ?? "AbsPower") as string;
-    if (outputType !== "AbsPower" && outputType !== "DynPower")
-      throw new UsageError(`--output-type must be AbsPower or DynPower, got "${outputType}"`);
-    const system =
-      typeof flags["system-features"] === "string" ? flags["system-features"].split(",").map((pair) => pair.split("=", 2)) : [];
-    if (system.some((pair) => pair.length !== 2 || pair[0] === ""))
-      throw new UsageError("--system-features takes name=value pairs separated by commas");
-    const cores = flags.cores === undefined ? 0 : Number(flags.cores);
-    if (!Number.isInteger(cores) || cores < 0)
-      throw new UsageError(`--cores must be a non-negative integer, got "${String(flags.cores)}"`);
-    const { address } = readConfig({ address: peerAddressKey("estimator") }, env, flags);
+  async run({ flags, stdout, env }) {
+    const metrics = listFlag(flags, "metrics");
+    if (metrics.length === 0) throw new UsageError("--metrics is required (feature names, comma-separated)");
+    const rows = parseRows(requiredFlag(flags, "values"), metrics.length);
+    const outputType = choiceFlag(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
+    const energySource = energySourceFlag(flags, "source") ?? "";
+    const system = pairsFlag(flags, "system-features");
+    const cores = integerFlag(flags, "cores", { min: 0 }) ?? 0;
+    const address = await assertServerAnswers("estimator", { env, flags });
     const estimator = createEstimatorClient(address, commandConnection({ env, flags }));
     try {
       const response = await estimator.client.estimate({
@@ -108,24 +99,21 @@ export const estimateCommand: Command = {
         values: Buffer.from(Float64Array.from(rows.flat()).buffer),
         valueList: [],
         outputType: outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
-        energySource: typeof flags.source === "string" ? flags.source : "",
-        systemFeatureNames: system.map((pair) => pair[0] as string),
-        systemFeatureValues: system.map((pair) => pair[1] as string),
-        trainerName: typeof flags.trainer === "string" ? flags.trainer : "",
-        filter: typeof flags.filter === "string" ? flags.filter : "",
+        energySource,
+        systemFeatureNames: system.map(([name]) => name),
+        systemFeatureValues: system.map(([, value]) => value),
+        trainerName: textFlag(flags, "trainer") ?? "",
+        filter: textFlag(flags, "filter") ?? "",
         machineSpec:
           cores > 0
             ? { processor: "", cores, chips: 0, memoryGib: 0, frequencyMhz: 0, vendor: "", threadsPerCore: 0 }
             : undefined,
         unavailableFeatureNames: [],
-        pipelineName: typeof flags.pipeline === "string" ? flags.pipeline : "",
+        pipelineName: textFlag(flags, "pipeline") ?? "",
       });
-      stdout.write(flags.json === true ? `${JSON.stringify(response, null, 2)}\n` : renderEstimate(response));
+      if (booleanFlag(flags, "json")) writeJson(stdout, response);
+      else stdout.write(renderEstimate(response));
       return 0;
-    } catch (error) {
-      if (!(error instanceof ClientError)) throw error;
-      stderr.write(`kepler-model estimate: ${Status[error.code]}: ${error.details}\n`);
-      return 1;
     } finally {
       estimator.close();
     }

@@ -89,11 +89,11 @@ describe("kepler-model extract", () => {
     );
   });
 
-  it("exits 2 with usage for a missing flag and 1 naming the field for an unknown group", async () => {
+  it("exits 2 with one line for a missing flag and for an unknown group", async () => {
     const input = extractorFixturePath("idle-2023-12-13.json.gz");
     const missing = await run(["extract", "--input", input, "--feature-group", "BPFOnly", "--out", join(folder, "x.csv")]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("kepler-model extract: --source is required");
+    expect(missing.stderr).toBe("kepler-model extract: --source is required (kepler-model extract --help lists the flags)\n");
     const unknown = await run([
       "extract",
       "--input",
@@ -105,7 +105,8 @@ describe("kepler-model extract", () => {
       "--out",
       join(folder, "x.csv"),
     ]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('--feature-group: unknown feature group "Nope"');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('kepler-model extract: --feature-group: unknown feature group "Nope" (known: ');
+    expect(unknown.stderr.split("\n")).toHaveLength(2);
   });
 });

@@ -1,31 +1,22 @@
 // `kepler-model extract`: a saved Prometheus response -> the reference's extract CSV (reference CLI
-// `extract`, spec §3.6), computed in-process with the extractor's domain code.
-import { readFile, writeFile } from "node:fs/promises";
-import { gunzipSync } from "node:zlib";
-import { assertEnergySource } from "../../services/domain/energy-sources.js";
-import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+// `extract`, spec §3.6), computed in-process with the extractor's domain code. The CSV is streamed to
+// the file as it is formatted.
+import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
-import { formatPythonFloat, tableToCsv } from "../../services/domain/table-csv.js";
-import { type Command, UsageError } from "../command.js";
-
-function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
-  const value = flags[name];
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function oneOf<T extends string>(
-  flags: Readonly<Record<string, string | boolean | undefined>>,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const value = flags[name];
-  if (value === undefined) return fallback;
-  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, got ${String(value)}`);
-}
+import { formatPythonFloat, tableCsvChunks } from "../../services/domain/table-csv.js";
+import type { Command } from "../command.js";
+import {
+  assertOutputFolder,
+  booleanFlag,
+  choiceFlag,
+  energySourceFlag,
+  featureGroupFlag,
+  inputFileFlag,
+  integerFlag,
+  listFlag,
+  requiredFlag,
+} from "../flag-readers.js";
+import { writeJson, writeTextFile } from "../write-text-file.js";
 
 export const extractCommand: Command = {
   name: "extract",
@@ -61,38 +52,46 @@ export const extractCommand: Command = {
       valueName: "a,b",
       description: "Comma-separated metric names used verbatim as ThirdParty features.",
     },
+    { name: "json", boolean: true, description: "Print the summary (rows, columns, valid groups, correlations) as JSON." },
   ],
   async run({ flags, stdout }) {
-    const input = required(flags, "input");
-    const out = required(flags, "out");
-    const energySource = assertEnergySource(required(flags, "source"), "--source");
-    const featureGroup = assertFeatureGroup(required(flags, "feature-group"), "--feature-group");
-    const level = oneOf(flags, "level", ["node", "container"] as const, "node");
-    const extractor = oneOf(flags, "extractor", ["default", "smooth"] as const, "default");
-    const nodeTypeFlag = flags["node-type"];
-    const nodeType = typeof nodeTypeFlag === "string" ? Number(nodeTypeFlag) : undefined;
-    if (nodeType !== undefined && !Number.isInteger(nodeType))
-      throw new UsageError(`--node-type must be an integer, got ${nodeTypeFlag}`);
-    const thirdParty =
-      typeof flags["third-party-metrics"] === "string"
-        ? flags["third-party-metrics"].split(",").filter((name) => name !== "")
-        : [];
+    const energySource = energySourceFlag(flags, "source", true);
+    const featureGroup = featureGroupFlag(flags, "feature-group", true);
+    const level = choiceFlag(flags, "level", ["node", "container"] as const, "node");
+    const extractor = choiceFlag(flags, "extractor", ["default", "smooth"] as const, "default");
+    const nodeType = integerFlag(flags, "node-type");
+    const thirdPartyMetrics = listFlag(flags, "third-party-metrics");
+    const out = await assertOutputFolder(requiredFlag(flags, "out"), "out");
+    const input = await inputFileFlag(flags, "input");
 
-    const bytes = await readFile(input);
-    const text = (input.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
-    const response = parsePrometheusResponse(text, input);
+    const response = await readPrometheusResponseFile(input, input);
     const result = extract(response, {
       energySource,
       featureGroup,
       level,
       extractor,
       nodeType,
-      useVmMetrics: flags.vm === true,
-      thirdPartyMetrics: thirdParty,
+      useVmMetrics: booleanFlag(flags, "vm"),
+      thirdPartyMetrics,
     });
-    await writeFile(out, tableToCsv(result.table));
+    await writeTextFile(out, tableCsvChunks(result.table));
+    const { table } = result;
+    if (booleanFlag(flags, "json")) {
+      writeJson(stdout, {
+        out,
+        rowCount: table.rowCount,
+        containerCount: level === "container" ? result.containerCount : undefined,
+        columnNames: table.columnNames,
+        validFeatureGroups: result.validFeatureGroups,
+        validHistoricalFeatureGroups: result.validHistoricalFeatureGroups,
+        correlationPowerColumn: result.correlationPowerColumn,
+        correlations: result.correlations,
+        notices: result.notices,
+      });
+      return 0;
+    }
     const lines = [
-      `wrote ${out}: ${result.table.rowCount} rows${level === "container" ? ` of ${result.containerCount} containers` : ""}, columns ${result.table.columnNames.join(", ")}`,
+      `wrote ${out}: ${table.rowCount} rows${level === "container" ? ` of ${result.containerCount} containers` : ""}, columns ${table.columnNames.join(", ")}`,
       `valid feature groups: ${result.validFeatureGroups.join(", ") || "none"}${result.validHistoricalFeatureGroups.length > 0 ? ` (also: ${result.validHistoricalFeatureGroups.join(", ")})` : ""}`,
       `correlation with ${result.correlationPowerColumn}:`,
       ...result.correlations.map(({ feature, correlation }) => `  ${feature.padEnd(28)} ${formatPythonFloat(correlation)}`),

@@ -2,54 +2,48 @@
 // response extracted at container level) -> the DynPower table CSV (reference CLI `isolate` /
 // `isolate_from_data`, §9.4), computed in-process with the isolator's domain code. The trainer isolator
 // reads the AbsPower models of a pipeline from a running registry.
-import { readFile, writeFile } from "node:fs/promises";
-import { gunzipSync } from "node:zlib";
+import { readFile } from "node:fs/promises";
 import type { DataTable } from "../../services/domain/data-table.js";
-import { assertEnergySource, type EnergySource } from "../../services/domain/energy-sources.js";
-import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import type { EnergySource } from "../../services/domain/energy-sources.js";
+import type { FeatureGroupName } from "../../services/domain/feature-groups.js";
+import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { summarizeResponse } from "../../services/extractor/domain/summarize-response.js";
-import { formatPythonFloat, tableToCsv } from "../../services/domain/table-csv.js";
+import { formatPythonFloat, tableCsvChunks } from "../../services/domain/table-csv.js";
 import { idleContainerNames } from "../../services/isolator/domain/idle-containers.js";
 import { buildIdleProfiles, type IdleProfile } from "../../services/isolator/domain/idle-profile.js";
-import { ISOLATOR_NAMES, type IsolatorName, isolate } from "../../services/isolator/domain/isolate.js";
+import { ISOLATOR_NAMES, isolate } from "../../services/isolator/domain/isolate.js";
 import { createRegistryModelSource } from "../../services/isolator/registry-model-source.js";
-import { readConfig } from "../../services/kit/config/config-schema.js";
-import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
-
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
-
-function required(flags: Flags, name: string): string {
-  const value = flags[name];
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-const list = (flags: Flags, name: string): string[] =>
-  typeof flags[name] === "string"
-    ? (flags[name] as string)
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item !== "")
-    : [];
+import {
+  assertInputFile,
+  assertOutputFolder,
+  booleanFlag,
+  choiceFlag,
+  energySourceFlag,
+  featureGroupFlag,
+  inputFileFlag,
+  integerFlag,
+  listFlag,
+  requiredFlag,
+  textFlag,
+} from "../flag-readers.js";
+import { assertServerAnswers, serverAddressFlag } from "../server-address.js";
+import { writeJson, writeTextFile } from "../write-text-file.js";
 
 const isResponse = (path: string) => /\.json(\.gz)?$/.test(path);
 
-async function readResponseText(path: string): Promise<string> {
-  const bytes = await readFile(path);
-  return (path.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
-}
-
 /** The container-level table: a CSV as is, or a saved response extracted at container level. */
-async function readContainerTable(path: string, energySource: EnergySource, flags: Flags): Promise<DataTable> {
-  if (!isResponse(path)) return readTableCsv(await readFile(path, "utf8"), path);
-  const featureGroup = assertFeatureGroup(required(flags, "feature-group"), "--feature-group");
-  const response = parsePrometheusResponse(await readResponseText(path), path);
+async function readContainerTable(
+  path: string,
+  energySource: EnergySource,
+  featureGroup: FeatureGroupName | undefined,
+): Promise<DataTable> {
+  if (featureGroup === undefined) return readTableCsv(await readFile(path, "utf8"), path);
+  const response = await readPrometheusResponseFile(path, path);
   return extract(response, { energySource, featureGroup, level: "container", extractor: "default" }).table;
 }
 
@@ -59,7 +53,7 @@ async function readIdleProfiles(
   energySource: EnergySource,
   nodeType: number,
 ): Promise<{ profiles: IdleProfile[]; backgroundContainerNames: readonly string[] }> {
-  const idle = parsePrometheusResponse(await readResponseText(path), path);
+  const idle = await readPrometheusResponseFile(path, path);
   const featureGroup = summarizeResponse(idle).validFeatureGroups.reference[0];
   if (featureGroup === undefined) throw new UsageError(`--idle ${path}: the idle data supports no feature group`);
   const table = extract(idle, { energySource, featureGroup, level: "node", extractor: "default", nodeType }).table;
@@ -94,35 +88,27 @@ export const isolateCommand: Command = {
       valueName: "name",
       description: "trainer: the pipeline whose AbsPower models predict background.",
     },
-    {
-      name: "registry-address",
-      valueName: "host:port",
-      description: `trainer: the registry (default ${peerAddressKey("registry").default}).`,
-    },
+    serverAddressFlag("registry", "trainer: "),
+    { name: "json", boolean: true, description: "Print the summary (rows, backgrounds, notices) as JSON." },
     ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, stdout, env }) {
-    const input = required(flags, "input");
-    const out = required(flags, "out");
-    const energySource = assertEnergySource(required(flags, "source"), "--source");
-    const isolator = (typeof flags.isolator === "string" ? flags.isolator : "min") as IsolatorName;
-    if (!ISOLATOR_NAMES.includes(isolator))
-      throw new UsageError(`--isolator must be one of ${ISOLATOR_NAMES.join(", ")}, got "${String(flags.isolator)}"`);
-    const nodeType = flags["node-type"] === undefined ? undefined : Number(flags["node-type"]);
-    if (nodeType !== undefined && !Number.isInteger(nodeType))
-      throw new UsageError(`--node-type must be an integer, got "${String(flags["node-type"])}"`);
-    if (isolator === "profile" && typeof flags.idle !== "string")
+    const energySource = energySourceFlag(flags, "source", true);
+    const isolator = choiceFlag(flags, "isolator", ISOLATOR_NAMES, "min");
+    const nodeType = integerFlag(flags, "node-type");
+    const out = await assertOutputFolder(requiredFlag(flags, "out"), "out");
+    const input = await inputFileFlag(flags, "input");
+    const featureGroup = isResponse(input) ? featureGroupFlag(flags, "feature-group", true) : undefined;
+    const idlePath = textFlag(flags, "idle");
+    if (isolator === "profile" && idlePath === undefined)
       throw new UsageError("--isolator profile needs --idle <idle response.json>");
+    if (idlePath !== undefined) await assertInputFile(idlePath, "idle");
+    const registryAddress = isolator === "trainer" ? await assertServerAnswers("registry", { env, flags }) : undefined;
 
-    const table = await readContainerTable(input, energySource, flags);
-    const idle = isolator === "profile" ? await readIdleProfiles(flags.idle as string, energySource, nodeType ?? 0) : undefined;
+    const table = await readContainerTable(input, energySource, featureGroup);
+    const idle = isolator === "profile" ? await readIdleProfiles(idlePath!, energySource, nodeType ?? 0) : undefined;
     const registry =
-      isolator === "trainer"
-        ? createRegistryClient(
-            readConfig({ address: peerAddressKey("registry") }, env, flags).address,
-            commandConnection({ env, flags }),
-          )
-        : undefined;
+      registryAddress === undefined ? undefined : createRegistryClient(registryAddress, commandConnection({ env, flags }));
     try {
       const result = await isolate(
         table,
@@ -133,14 +119,18 @@ export const isolateCommand: Command = {
           idleProfiles: idle?.profiles,
           backgroundContainerNames: idle?.backgroundContainerNames,
           fallBackToMin: true,
-          targetHints: list(flags, "target-hints"),
-          backgroundHints: list(flags, "bg-hints"),
-          absPipelineName: typeof flags["abs-pipeline-name"] === "string" ? flags["abs-pipeline-name"] : "",
+          targetHints: listFlag(flags, "target-hints"),
+          backgroundHints: listFlag(flags, "bg-hints"),
+          absPipelineName: textFlag(flags, "abs-pipeline-name") ?? "",
         },
         { backgroundModels: registry === undefined ? undefined : createRegistryModelSource(registry) },
       );
-      await writeFile(out, tableToCsv(result.table));
+      await writeTextFile(out, tableCsvChunks(result.table));
       const { summary } = result;
+      if (booleanFlag(flags, "json")) {
+        writeJson(stdout, { out, ...summary });
+        return 0;
+      }
       const lines = [
         `wrote ${out}: ${summary.rowCount} rows from ${summary.targetContainerCount} target containers (isolator ${summary.isolator})`,
         ...summary.backgrounds.map(

@@ -216,7 +216,7 @@ describe("kepler-model models / estimate", () => {
     const usage = await cli(["estimate", "--metrics", "a,b", "--values", "1", "--estimator-address", estimator.address]);
     expect(usage.code).toBe(2);
     expect(usage.err.split("\n")[0]).toBe(
-      'kepler-model estimate: --values row 1 ("1") needs 2 comma-separated numbers, one per metric',
+      'kepler-model estimate: --values row 1 ("1") needs 2 comma-separated numbers, one per metric (kepler-model estimate --help lists the flags)',
     );
   });
 });

@@ -4,138 +4,29 @@
 // plain lines otherwise), the per-model results to stdout.
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
-import { ClientError, Status } from "nice-grpc";
-import type { OnlinePipelineStatus, RunPipelineRequest } from "../../services/generated/kepler/model/v1/pipeline_service.js";
-import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
+import type {
+  OnlinePipelineStatus,
+  RunPipelineOptions,
+  RunPipelineRequest,
+} from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
-import {
-  ExtractorKind,
-  IsolatorKind,
-  type MachineSpec,
-  OutputType,
-  type PrometheusWindow,
-} from "../../services/generated/kepler/model/v1/types.js";
-import { readConfig } from "../../services/kit/config/config-schema.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { CHUNK_BYTES } from "../../services/kit/transport/message-limits.js";
-import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
-import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
-import { fileExists, machineSpecPathBeside } from "../machine-spec-file.js";
+import { booleanFlag, type Flags, numberFlag, requiredFlag, textFlag } from "../flag-readers.js";
+import { assertServerAnswers, serverAddressFlag } from "../server-address.js";
 import { progressPrinter } from "../progress.js";
 import { formatTextTable } from "../text-table.js";
+import { writeJson } from "../write-text-file.js";
+import { runOptions } from "./pipeline-run-options.js";
 
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Pipeline = ReturnType<typeof createPipelineClient>["client"];
-
-const ISOLATORS: Record<string, IsolatorKind> = {
-  none: IsolatorKind.ISOLATOR_KIND_NONE,
-  min: IsolatorKind.ISOLATOR_KIND_MIN,
-  profile: IsolatorKind.ISOLATOR_KIND_PROFILE,
-  trainer: IsolatorKind.ISOLATOR_KIND_TRAINER,
-};
-
-const EXTRACTORS: Record<string, ExtractorKind> = {
-  default: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
-  smooth: ExtractorKind.EXTRACTOR_KIND_SMOOTH,
-};
-
-const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
-const list = (flags: Flags, name: string): string[] =>
-  text(flags, name)
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-
-function numberFlag(flags: Flags, name: string): number | undefined {
-  if (flags[name] === undefined) return undefined;
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got "${String(flags[name])}"`);
-  return value;
-}
-
-/** Unix seconds, or an ISO 8601 date. */
-function timeFlag(flags: Flags, name: string): number {
-  const value = text(flags, name);
-  if (value === "") throw new UsageError(`--${name} is required with --prometheus`);
-  const seconds = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Date.parse(value) / 1000;
-  if (!Number.isFinite(seconds)) throw new UsageError(`--${name} must be Unix seconds or an ISO 8601 date, got "${value}"`);
-  return seconds;
-}
 
 async function readResponse(path: string): Promise<Buffer> {
   const bytes = await readFile(path);
   return path.endsWith(".gz") ? gunzipSync(bytes) : bytes;
-}
-
-/** A machine spec file in the reference's spec.json shape: {processor, cores, chips, memory, frequency}. */
-async function readMachineSpec(path: string): Promise<MachineSpec> {
-  const spec = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
-  const num = (key: string) => (typeof spec[key] === "number" ? (spec[key] as number) : 0);
-  return {
-    processor: typeof spec.processor === "string" ? spec.processor : "",
-    cores: num("cores"),
-    chips: num("chips"),
-    memoryGib: num("memory"),
-    frequencyMhz: num("frequency"),
-    vendor: typeof spec.vendor === "string" ? spec.vendor : "",
-    threadsPerCore: num("threads_per_core"),
-  };
-}
-
-// `query --id` leaves machine_spec/<id>.json beside the recording; use it when no spec is given.
-async function specBesideInput(flags: Flags): Promise<string> {
-  if (text(flags, "input") === "" || text(flags, "machine-id") === "") return "";
-  const path = machineSpecPathBeside(text(flags, "input"), text(flags, "machine-id"));
-  return (await fileExists(path)) ? path : "";
-}
-
-async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
-  const name = text(flags, "pipeline");
-  if (name === "") throw new UsageError("--pipeline is required");
-  // Default: profile where one exists for the node type (--idle or stored in the pipeline), else min.
-  const isolator = text(flags, "isolator") || "profile";
-  if (!(isolator in ISOLATORS))
-    throw new UsageError(`--isolator must be one of ${Object.keys(ISOLATORS).join(", ")}, got "${isolator}"`);
-  const extractor = text(flags, "extractor") || "default";
-  if (!(extractor in EXTRACTORS))
-    throw new UsageError(`--extractor must be one of ${Object.keys(EXTRACTORS).join(", ")}, got "${extractor}"`);
-  const given = flags["abs-trainers"] !== undefined || flags["dyn-trainers"] !== undefined;
-  const all = listTrainers().map((t) => t.name);
-  const window: PrometheusWindow | undefined =
-    text(flags, "prometheus") === ""
-      ? undefined
-      : {
-          baseUrl: text(flags, "prometheus"),
-          startTimeSeconds: flags.online === true ? 0 : timeFlag(flags, "start"),
-          endTimeSeconds: flags.online === true ? 0 : timeFlag(flags, "end"),
-          stepSeconds: numberFlag(flags, "step") ?? 3,
-          thirdPartyMetricNames: list(flags, "third-party-metrics"),
-          metricPrefix: "",
-        };
-  const machineSpecPath = text(flags, "machine-spec") || (await specBesideInput(flags));
-  const machineSpec = machineSpecPath === "" ? undefined : await readMachineSpec(machineSpecPath);
-  if (machineSpec !== undefined && text(flags, "machine-id") === "") throw new UsageError("--machine-spec needs --machine-id");
-  return RunPipelineOptions.fromPartial({
-    pipelineName: name,
-    energySources: list(flags, "source"),
-    featureGroups: list(flags, "feature-group"),
-    extractor: EXTRACTORS[extractor],
-    isolator: ISOLATORS[isolator],
-    targetHints: list(flags, "target-hints"),
-    backgroundHints: list(flags, "bg-hints"),
-    absPipelineName: text(flags, "abs-pipeline-name"),
-    absTrainerNames: given ? list(flags, "abs-trainers") : all,
-    dynTrainerNames: given ? list(flags, "dyn-trainers") : all,
-    window,
-    machineSpec,
-    machineId: text(flags, "machine-id"),
-    nodeType: numberFlag(flags, "node-type"),
-    seed: numberFlag(flags, "seed"),
-    useVmMetrics: flags.vm === true,
-    thirdPartyMetricNames: list(flags, "third-party-metrics"),
-  });
 }
 
 function resultRow(r: TrainerResult): string[] {
@@ -155,24 +46,44 @@ function statusLine(s: OnlinePipelineStatus): string {
   return `${s.pipelineName}: ${s.running ? "running" : "stopped"}, every ${s.intervalSeconds} s, ${s.runCount} training runs, ${s.skippedRunCount} skipped (no new data), last run ${last}${s.lastError === "" ? "" : `, last error: ${s.lastError}`}\n`;
 }
 
-async function run(pipeline: Pipeline, flags: Flags, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }) {
-  const options = await runOptions(flags);
-  const input = text(flags, "input");
-  if (options.window === undefined && input === "") throw new UsageError("give --input <response.json> or --prometheus <url>");
-  if (options.window !== undefined && input !== "") throw new UsageError("give --input or --prometheus, not both");
-  if (flags.online === true) {
-    if (options.window === undefined) throw new UsageError("--online reads a live Prometheus: give --prometheus <url>");
-    const interval = numberFlag(flags, "interval") ?? 300;
+interface RunArguments {
+  readonly options: RunPipelineOptions;
+  readonly input: string;
+  readonly idle: string;
+  readonly intervalSeconds: number;
+  readonly lookbackSeconds: number;
+}
+
+async function runArguments(flags: Flags): Promise<RunArguments> {
+  return {
+    options: await runOptions(flags),
+    input: textFlag(flags, "input") ?? "",
+    idle: textFlag(flags, "idle") ?? "",
+    intervalSeconds: numberFlag(flags, "interval", { positive: true }) ?? 300,
+    lookbackSeconds: numberFlag(flags, "lookback", { positive: true }) ?? 0,
+  };
+}
+
+async function run(
+  pipeline: Pipeline,
+  args: RunArguments,
+  flags: Flags,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+) {
+  const { options } = args;
+  const json = booleanFlag(flags, "json");
+  if (booleanFlag(flags, "online")) {
     const { status } = await pipeline.startOnlinePipeline({
       options,
-      intervalSeconds: interval,
-      lookbackSeconds: numberFlag(flags, "lookback") ?? 0,
+      intervalSeconds: args.intervalSeconds,
+      lookbackSeconds: args.lookbackSeconds,
     });
-    io.stdout.write(`started online pipeline ${statusLine(status!)}`);
+    if (json) writeJson(io.stdout, { started: status });
+    else io.stdout.write(`started online pipeline ${statusLine(status!)}`);
     return 0;
   }
-  const workload = input === "" ? undefined : await readResponse(input);
-  const idle = text(flags, "idle") === "" ? undefined : await readResponse(text(flags, "idle"));
+  const workload = args.input === "" ? undefined : await readResponse(args.input);
+  const idle = args.idle === "" ? undefined : await readResponse(args.idle);
   async function* requests(): AsyncGenerator<RunPipelineRequest> {
     yield { content: { $case: "options", value: options } };
     for (let start = 0; workload !== undefined && start < workload.byteLength; start += CHUNK_BYTES)
@@ -181,18 +92,24 @@ async function run(pipeline: Pipeline, flags: Flags, io: { stdout: NodeJS.Writab
       yield { content: { $case: "idleResponseChunk", value: idle.subarray(start, start + CHUNK_BYTES) } };
   }
   const progress = progressPrinter(io.stderr);
-  const rows: string[][] = [];
+  const results: TrainerResult[] = [];
   let succeeded = 0;
   try {
     for await (const response of pipeline.runPipeline(requests())) {
       const content = response.content;
       if (content?.$case === "progress") progress.show(content.value);
-      else if (content?.$case === "result") rows.push(resultRow(content.value));
+      else if (content?.$case === "result") results.push(content.value);
       else if (content?.$case === "summary") {
         progress.end();
         const s = content.value;
         succeeded = s.succeededCount;
-        io.stdout.write(formatTextTable(["source", "output", "feature_group", "model", "mae_w", "status"], rows));
+        if (json) {
+          writeJson(io.stdout, { summary: s, results });
+          continue;
+        }
+        io.stdout.write(
+          formatTextTable(["source", "output", "feature_group", "model", "mae_w", "status"], results.map(resultRow)),
+        );
         io.stdout.write(`\npipeline ${s.pipelineName}: ${s.succeededCount} models published, ${s.failedCount} failed`);
         io.stdout.write(s.metadataJson === "" ? "\n" : "; metadata.json written\n");
         for (const notice of s.notices) io.stdout.write(`note: ${notice}\n`);
@@ -275,27 +192,35 @@ export const pipelineCommand: Command = {
     },
     { name: "interval", valueName: "s", description: "Online: seconds between runs (default 300)." },
     { name: "lookback", valueName: "s", description: "Online: seconds of data each run reads (default: the interval)." },
-    {
-      name: "pipeline-address",
-      valueName: "host:port",
-      description: `The pipeline service (default ${peerAddressKey("pipeline").default}).`,
-    },
+    serverAddressFlag("pipeline"),
+    { name: "json", boolean: true, description: "Print the results (run), the status (stop) or the pipelines (list) as JSON." },
     ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
     const action = positionals[0];
     if (action !== "run" && action !== "stop" && action !== "list") throw new UsageError("expected run, stop or list");
-    const { address } = readConfig({ address: peerAddressKey("pipeline") }, env, flags);
+    const json = booleanFlag(flags, "json");
+    const runArgs = action === "run" ? await runArguments(flags) : undefined;
+    const stopName = action === "stop" ? requiredFlag(flags, "pipeline") : undefined;
+    const address = await assertServerAnswers("pipeline", { env, flags });
     const pipeline = createPipelineClient(address, commandConnection({ env, flags }));
     try {
-      if (action === "run") return await run(pipeline.client, flags, { stdout, stderr });
-      if (action === "stop") {
-        if (text(flags, "pipeline") === "") throw new UsageError("--pipeline is required");
-        const { status } = await pipeline.client.stopOnlinePipeline({ pipelineName: text(flags, "pipeline") });
-        stdout.write(`stopped online pipeline ${statusLine(status!)}`);
+      if (runArgs !== undefined) return await run(pipeline.client, runArgs, flags, { stdout, stderr });
+      if (stopName !== undefined) {
+        const { status } = await pipeline.client.stopOnlinePipeline({ pipelineName: stopName });
+        if (json) writeJson(stdout, { stopped: status });
+        else stdout.write(`stopped online pipeline ${statusLine(status!)}`);
         return 0;
       }
       const listed = await pipeline.client.listPipelines({});
+      if (json) {
+        writeJson(stdout, listed);
+        return 0;
+      }
+      if (listed.pipelines.length === 0 && listed.onlinePipelines.length === 0) {
+        stdout.write("no pipelines yet: train one with `kepler-model pipeline run` (or start the server with default models)\n");
+        return 0;
+      }
       stdout.write(
         formatTextTable(
           ["pipeline", "models", "node_types", "sources"],
@@ -304,9 +229,6 @@ export const pipelineCommand: Command = {
       );
       for (const status of listed.onlinePipelines) stdout.write(`online ${statusLine(status)}`);
       return 0;
-    } catch (error) {
-      if (error instanceof ClientError) throw new Error(`${Status[error.code]}: ${error.details}`, { cause: error });
-      throw error;
     } finally {
       pipeline.close();
     }

@@ -1,36 +1,26 @@
 // `kepler-model query`: save a window of a live Prometheus as the reference's saved-response JSON
 // (reference CLI `query`, spec §1.3): every metric starting with the prefix plus third-party metrics.
-import { writeFile } from "node:fs/promises";
 import { readSavedResponse } from "../../services/extractor/domain/read-prometheus-window.js";
 import { KEPLER_METRIC_PREFIX } from "../../services/extractor/domain/metric-names.js";
 import { discoverMachineSpec } from "../../services/node-types/discover-machine-spec.js";
-import { DEFAULT_STEP_SECONDS } from "../../services/prometheus/query-window.js";
+import { DEFAULT_STEP_SECONDS, type SavedResponse } from "../../services/prometheus/query-window.js";
 import { machineSpecPathBeside, writeMachineSpecFile } from "../machine-spec-file.js";
 import { writeQueryCsvs } from "../query-csv.js";
 import { type Command, UsageError } from "../command.js";
+import { assertOutputFolder, listFlag, numberFlag, requiredFlag, textFlag, timeFlag } from "../flag-readers.js";
+import { writeTextFile } from "../write-text-file.js";
 
 /** The reference's default window length when no start/end is given (PROM_QUERY_INTERVAL). */
 const DEFAULT_INTERVAL_SECONDS = 300;
 
-function text(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} needs a value`);
-  return value;
-}
-
-/** Unix seconds or an ISO 8601 date-time (e.g. 2023-09-22T05:43:45Z). */
-function parseTime(value: string, flag: string): number {
-  const seconds = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Date.parse(value) / 1000;
-  if (!Number.isFinite(seconds)) throw new UsageError(`--${flag}: expected Unix seconds or an ISO 8601 time, got "${value}"`);
-  return seconds;
-}
-
-function positive(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (!(number > 0)) throw new UsageError(`--${flag} must be a positive number, got "${value}"`);
-  return number;
+/** The saved response as JSON text (what JSON.stringify gives), one piece per series. */
+function* savedResponsePieces(saved: SavedResponse): Generator<string> {
+  let separator = "{";
+  for (const [metric, series] of Object.entries(saved)) {
+    yield `${separator}${JSON.stringify(metric)}:[${series.map((s) => JSON.stringify(s)).join(",")}]`;
+    separator = ",";
+  }
+  yield separator === "{" ? "{}" : "}";
 }
 
 export const queryCommand: Command = {
@@ -69,40 +59,44 @@ export const queryCommand: Command = {
     { name: "timeout-ms", valueName: "ms", description: "Timeout of each Prometheus request (default 60000)." },
   ],
   async run({ flags, stdout }) {
-    const server = text(flags, "prometheus");
-    const out = text(flags, "out");
-    if (server === undefined) throw new UsageError("--prometheus is required");
-    if (out === undefined) throw new UsageError("--out is required");
-    const csvDir = text(flags, "to-csv");
-    const machineId = text(flags, "id");
+    const server = requiredFlag(flags, "prometheus");
+    const out = await assertOutputFolder(requiredFlag(flags, "out"), "out");
+    const csvDir = textFlag(flags, "to-csv");
+    const machineId = textFlag(flags, "id");
     if (machineId !== undefined && !/^[A-Za-z0-9._-]+$/.test(machineId))
       throw new UsageError(`--id may hold letters, digits, ".", "_" and "-" only, got "${machineId}"`);
-    const start = text(flags, "start");
-    const end = text(flags, "end");
+    const start = timeFlag(flags, "start");
+    const end = timeFlag(flags, "end");
     if ((start === undefined) !== (end === undefined)) throw new UsageError("--start and --end go together");
-    let startSeconds: number;
-    let endSeconds: number;
-    if (start !== undefined && end !== undefined) {
-      startSeconds = parseTime(start, "start");
-      endSeconds = parseTime(end, "end");
-    } else {
-      endSeconds = Math.floor(Date.now() / 1000);
-      startSeconds = endSeconds - positive(text(flags, "interval"), "interval", DEFAULT_INTERVAL_SECONDS);
-    }
+    const interval = numberFlag(flags, "interval", { positive: true }) ?? DEFAULT_INTERVAL_SECONDS;
+    const endSeconds = end ?? Math.floor(Date.now() / 1000);
+    const startSeconds = start ?? endSeconds - interval;
     const saved = await readSavedResponse({
       baseUrl: server,
-      timeoutMs: positive(text(flags, "timeout-ms"), "timeout-ms", 60_000),
+      timeoutMs: numberFlag(flags, "timeout-ms", { positive: true }) ?? 60_000,
       startSeconds,
       endSeconds,
-      stepSeconds: positive(text(flags, "step"), "step", DEFAULT_STEP_SECONDS),
-      metricPrefix: text(flags, "metric-prefix") ?? KEPLER_METRIC_PREFIX,
-      thirdPartyMetrics: (text(flags, "third-party-metrics") ?? "").split(",").filter((name) => name !== ""),
+      stepSeconds: numberFlag(flags, "step", { positive: true }) ?? DEFAULT_STEP_SECONDS,
+      metricPrefix: textFlag(flags, "metric-prefix") ?? KEPLER_METRIC_PREFIX,
+      thirdPartyMetrics: listFlag(flags, "third-party-metrics"),
     });
-    const json = JSON.stringify(saved);
-    await writeFile(out, json);
+    if (Object.keys(saved).length === 0)
+      throw new Error(
+        `no metric named ${textFlag(flags, "metric-prefix") ?? KEPLER_METRIC_PREFIX}* has data at ${server} between ${startSeconds} and ${endSeconds}: nothing written`,
+      );
+    let characters = 0;
+    await writeTextFile(
+      out,
+      (function* () {
+        for (const piece of savedResponsePieces(saved)) {
+          characters += piece.length;
+          yield piece;
+        }
+      })(),
+    );
     const samples = Object.values(saved).reduce((total, series) => total + series.reduce((n, s) => n + s.values.length, 0), 0);
     stdout.write(
-      `wrote ${out}: ${Object.keys(saved).length} metrics, ${samples} samples, ${json.length} bytes (${startSeconds} .. ${endSeconds})\n`,
+      `wrote ${out}: ${Object.keys(saved).length} metrics, ${samples} samples, ${characters} bytes (${startSeconds} .. ${endSeconds})\n`,
     );
     if (csvDir !== undefined) stdout.write(`wrote ${await writeQueryCsvs(csvDir, saved)} CSV files to ${csvDir}\n`);
     if (machineId !== undefined) {

@@ -12,6 +12,7 @@ import {
   uploadFolder,
 } from "../../services/object-store/index.js";
 import { type Command, UsageError } from "../command.js";
+import { requiredFlag } from "../flag-readers.js";
 import { S3_FLAGS } from "../import-source.js";
 
 export const s3PushCommand: Command = {
@@ -32,8 +33,7 @@ export const s3PushCommand: Command = {
     "or any other source the AWS SDK reads. Non-AWS servers need --s3-endpoint.",
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
-    const to = typeof flags.to === "string" ? flags.to : "";
-    if (to === "") throw new UsageError("--to s3://bucket/prefix is required");
+    const to = requiredFlag(flags, "to", "--to s3://bucket/prefix is required");
     if (positionals.length === 0) throw new UsageError("name at least one folder to upload");
     const location = parseS3Url(to, "--to");
     for (const folder of positionals) {

@@ -1,11 +1,10 @@
 // `kepler-model train`: fit trainers on a training table (CSV in the reference's extract format), write
 // the model archives to a local model folder and print per-trainer, per-component MAE/MAPE.
 import { readFile } from "node:fs/promises";
-import { gunzipSync } from "node:zlib";
 import type { DataTable } from "../../services/domain/data-table.js";
-import { assertEnergySource } from "../../services/domain/energy-sources.js";
-import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import type { EnergySource } from "../../services/domain/energy-sources.js";
+import type { FeatureGroupName } from "../../services/domain/feature-groups.js";
+import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
@@ -14,22 +13,33 @@ import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type TrainerResult, trainModels } from "../../services/trainer/domain/train-models.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
+import {
+  assertInputFile,
+  booleanFlag,
+  choiceFlag,
+  energySourceFlag,
+  featureGroupFlag,
+  inputFileFlag,
+  integerFlag,
+  knownItemsFlag,
+  textFlag,
+} from "../flag-readers.js";
 import { formatTextTable } from "../text-table.js";
+import { writeJson } from "../write-text-file.js";
 
 const DEFAULT_PIPELINE = "std_v0.7.11";
-
-function required(flags: Readonly<Record<string, string | boolean | undefined>>, name: string): string {
-  const value = flags[name];
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
-  return value;
-}
 
 /**
  * Test timestamps from a JSON file: an array of Unix seconds, `{"test_timestamps": [...]}`, or the
  * golden split format `{"<source>": {"test_timestamps": [...]}}`.
  */
 async function readTestTimestamps(path: string, source: string): Promise<number[]> {
-  const parsed: unknown = JSON.parse(await readFile(path, "utf8"));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--test-timestamps ${path}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
   const pick = (value: unknown): unknown =>
     Array.isArray(value)
       ? value
@@ -52,19 +62,17 @@ async function readTestTimestamps(path: string, source: string): Promise<number[
  * extractor's default node-level extraction (the AbsPower table). A DynPower table needs the isolator:
  * pass its CSV.
  */
+const isResponse = (path: string) => /\.json(\.gz)?$/.test(path);
+
 async function readTrainingTable(
   input: string,
-  options: { source: string; featureGroup: string; outputType: string; nodeType?: number; useVmMetrics: boolean },
+  options: { source: EnergySource; featureGroup: FeatureGroupName; nodeType?: number; useVmMetrics: boolean },
 ): Promise<DataTable> {
-  if (!/\.json(\.gz)?$/.test(input)) return readTableCsv(await readFile(input, "utf8"), input);
-  if (options.outputType !== "AbsPower") {
-    throw new UsageError("a Prometheus response gives the node-level AbsPower table; for DynPower pass the isolator's CSV");
-  }
-  const bytes = await readFile(input);
-  const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
+  if (!isResponse(input)) return readTableCsv(await readFile(input, "utf8"), input);
+  const response = await readPrometheusResponseFile(input, input);
   return extract(response, {
-    energySource: assertEnergySource(options.source, "--source"),
-    featureGroup: assertFeatureGroup(options.featureGroup, "--feature-group"),
+    energySource: options.source,
+    featureGroup: options.featureGroup,
     level: "node",
     extractor: "default",
     nodeType: options.nodeType,
@@ -136,34 +144,30 @@ export const trainCommand: Command = {
     },
     { name: "continue", boolean: true, description: "Continue from the pipeline's checkpoints (SGD warm start)." },
     { name: "dry-run", boolean: true, description: "Train and print the table without writing anything." },
+    { name: "json", boolean: true, description: "Print the per-trainer results as JSON instead of a table." },
   ],
   async run({ flags, stdout, env }) {
-    const input = required(flags, "input");
-    const source = required(flags, "source");
-    const featureGroup = required(flags, "feature-group");
-    const outputType = (flags["output-type"] ?? "AbsPower") as string;
-    if (outputType !== "AbsPower" && outputType !== "DynPower")
-      throw new UsageError(`--output-type must be AbsPower or DynPower, got "${outputType}"`);
+    const source = energySourceFlag(flags, "source", true);
+    const featureGroup = featureGroupFlag(flags, "feature-group", true);
+    const outputType = choiceFlag(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
     if (flags.seed !== undefined && flags["test-timestamps"] !== undefined)
       throw new UsageError("give --seed or --test-timestamps, not both");
-    const seed = flags.seed === undefined ? 0 : Number(flags.seed);
-    if (!Number.isInteger(seed) || seed < 0)
-      throw new UsageError(`--seed must be a non-negative integer, got "${String(flags.seed)}"`);
-    const nodeType = flags["node-type"] === undefined ? undefined : Number(flags["node-type"]);
-    if (nodeType !== undefined && !Number.isInteger(nodeType))
-      throw new UsageError(`--node-type must be an integer, got "${String(flags["node-type"])}"`);
-    const trainerNames =
-      typeof flags.trainers === "string"
-        ? flags.trainers
-            .split(",")
-            .map((name) => name.trim())
-            .filter((name) => name !== "")
-        : listTrainers().map((t) => t.name);
+    const seed = integerFlag(flags, "seed", { min: 0 }) ?? 0;
+    const nodeType = integerFlag(flags, "node-type");
+    const known = listTrainers().map((t) => t.name);
+    const trainerNames = flags.trainers === undefined ? known : knownItemsFlag(flags, "trainers", known, "trainer");
+    if (trainerNames.length === 0) throw new UsageError("--trainers names no trainer");
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
+    const input = await inputFileFlag(flags, "input");
+    if (isResponse(input) && outputType !== "AbsPower")
+      throw new UsageError("a Prometheus response gives the node-level AbsPower table; for DynPower pass the isolator's CSV");
+    const testTimestampsPath = textFlag(flags, "test-timestamps");
     const testTimestamps =
-      typeof flags["test-timestamps"] === "string" ? await readTestTimestamps(flags["test-timestamps"], source) : undefined;
-    const table = await readTrainingTable(input, { source, featureGroup, outputType, nodeType, useVmMetrics: flags.vm === true });
-    const dryRun = flags["dry-run"] === true;
+      testTimestampsPath === undefined
+        ? undefined
+        : await readTestTimestamps(await assertInputFile(testTimestampsPath, "test-timestamps"), source);
+    const table = await readTrainingTable(input, { source, featureGroup, nodeType, useVmMetrics: booleanFlag(flags, "vm") });
+    const dryRun = booleanFlag(flags, "dry-run");
     const published: string[] = [];
 
     const result = await trainModels(
@@ -176,8 +180,8 @@ export const trainCommand: Command = {
         nodeType,
         seed,
         testTimestampsSeconds: testTimestamps,
-        pipelineName: typeof flags.pipeline === "string" ? flags.pipeline : DEFAULT_PIPELINE,
-        continueFromCheckpoint: flags.continue === true,
+        pipelineName: textFlag(flags, "pipeline") ?? DEFAULT_PIPELINE,
+        continueFromCheckpoint: booleanFlag(flags, "continue"),
         skipPublish: dryRun,
       },
       {
@@ -191,8 +195,28 @@ export const trainCommand: Command = {
         },
       },
     );
-    stdout.write(renderTable(result.results.flatMap(resultRows)));
     const succeeded = result.results.filter((r) => r.outcome === "succeeded").length;
+    if (booleanFlag(flags, "json")) {
+      writeJson(stdout, {
+        rowCount: result.rowCount,
+        dryRun,
+        published,
+        results: result.results.map((r) => ({
+          trainerName: r.trainerName,
+          modelName: r.modelName,
+          nodeType: r.nodeType,
+          outcome: r.outcome,
+          failureReason: r.failureReason,
+          maeWatts: r.maeWatts,
+          mapePercent: r.mapePercent,
+          trainRowCount: r.trainRowCount,
+          testRowCount: r.testRowCount,
+          components: r.components.map(({ component, maeWatts, mapePercent }) => ({ component, maeWatts, mapePercent })),
+        })),
+      });
+      return succeeded > 0 ? 0 : 1;
+    }
+    stdout.write(renderTable(result.results.flatMap(resultRows)));
     stdout.write(`\n${succeeded} of ${result.results.length} models trained on ${result.rowCount} rows`);
     stdout.write(dryRun ? " (dry run: nothing written)\n" : `; archives:\n${published.map((p) => `  ${p}`).join("\n")}\n`);
     return succeeded > 0 ? 0 : 1;

@@ -121,7 +121,7 @@ describe("kepler-model validate", () => {
   it("exits 2 without --input and 1 naming the file for a malformed response", async () => {
     const missing = await run(["validate"]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.split("\n")[0]).toBe("kepler-model validate: --input is required");
+    expect(missing.stderr).toBe("kepler-model validate: --input is required (kepler-model validate --help lists the flags)\n");
     const path = extractorFixturePath("counts.json");
     const malformed = await run(["validate", "--input", path]);
     expect(malformed.code).toBe(1);

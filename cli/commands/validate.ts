@@ -1,12 +1,12 @@
 // `kepler-model validate`: what a saved Prometheus response holds (reference CLI `validate`, spec §9.4):
 // per query the series, samples and samples > 0, and per feature group whether training can use it.
 // Computed in-process with the extractor's domain code.
-import { readFile } from "node:fs/promises";
-import { gunzipSync } from "node:zlib";
-import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { type ResponseValidation, validateResponse } from "../../services/extractor/domain/validate-response.js";
-import { type Command, UsageError } from "../command.js";
+import type { Command } from "../command.js";
+import { booleanFlag, inputFileFlag, listFlag, textFlag } from "../flag-readers.js";
 import { formatTextTable } from "../text-table.js";
+import { writeJson } from "../write-text-file.js";
 
 function renderText(report: ResponseValidation): string {
   const queries = formatTextTable(
@@ -65,26 +65,27 @@ export const validateCommand: Command = {
       description: "Comma-separated metric names used verbatim as ThirdParty features.",
     },
   ],
-  async run({ flags, stdout }) {
-    const input = flags.input;
-    if (typeof input !== "string" || input === "") throw new UsageError("--input is required");
-    const thirdPartyMetrics =
-      typeof flags["third-party-metrics"] === "string"
-        ? flags["third-party-metrics"]
-            .split(",")
-            .map((name) => name.trim())
-            .filter((name) => name !== "")
-        : [];
-    const bytes = await readFile(input);
-    const response = parsePrometheusResponse(input.endsWith(".gz") ? gunzipSync(bytes) : bytes, input);
-    if (flags.pod !== undefined && (typeof flags.pod !== "string" || flags.pod === ""))
-      throw new UsageError("--pod needs a value");
-    const report = validateResponse(response, {
-      thirdPartyMetrics,
-      useVmMetrics: flags.vm === true,
-      podNameContains: typeof flags.pod === "string" ? flags.pod : undefined,
-    });
-    stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderText(report));
+  async run({ flags, stdout, stderr }) {
+    const thirdPartyMetrics = listFlag(flags, "third-party-metrics");
+    const podNameContains = textFlag(flags, "pod");
+    const input = await inputFileFlag(flags, "input");
+    const response = await readPrometheusResponseFile(input, input);
+    const report = validateResponse(response, { thirdPartyMetrics, useVmMetrics: booleanFlag(flags, "vm"), podNameContains });
+    // Nothing to validate is not a report of zeros: say what the file lacks and fail.
+    if (report.queries.every((query) => query.sampleCount === 0)) {
+      const what = report.queries.length === 0 ? "no metrics" : `${report.queries.length} metrics but no samples`;
+      stderr.write(
+        `kepler-model validate: ${input} holds ${what}: record a window of Kepler's metrics with \`kepler-model query\`\n`,
+      );
+      return 1;
+    }
+    const containerQueries = report.queries.filter((query) => query.query.includes("container"));
+    if (podNameContains !== undefined && containerQueries.every((query) => query.seriesCount === 0)) {
+      stderr.write(`kepler-model validate: no container series in ${input} has a pod_name containing "${podNameContains}"\n`);
+      return 1;
+    }
+    if (booleanFlag(flags, "json")) writeJson(stdout, report);
+    else stdout.write(renderText(report));
     return 0;
   },
 };

@@ -153,7 +153,7 @@ describe("kepler-model pipeline", () => {
     }
   }, 120_000);
 
-  it("draws a progress bar on a terminal and reports a failed trainer with exit code 0 when others succeed", async () => {
+  it("draws a progress bar on a terminal, one line per model", async () => {
     const { code, stdout, stderr } = await run(
       [
         "pipeline",
@@ -167,30 +167,52 @@ describe("kepler-model pipeline", () => {
         "--feature-groups",
         "CounterOnly",
         "--abs-trainers",
-        "Nope,SGDRegressorTrainer",
+        "LinearRegressionTrainer,SGDRegressorTrainer",
+        "--dyn-trainers",
+        "",
         "--pipeline-address",
         address("pipeline"),
       ],
       { tty: true },
     );
     expect(code).toBe(0);
-    expect(stderr).toContain("\r\x1b[K[############............] train 1/2 rapl-sysfs/CounterOnly/AbsPower/Nope");
-    expect(stderr).toContain("\r\x1b[K[########################] train 2/2 rapl-sysfs/CounterOnly/AbsPower/SGDRegressorTrainer");
-    expect(stderr.endsWith("\r\x1b[K")).toBe(true);
-    expect(stdout).toMatch(
-      /^rapl-sysfs {2}AbsPower {2}CounterOnly {4}Nope {19}- {6}failed: trainer: trainer_names\[0\]: unknown trainer "Nope" \(known: /m,
+    expect(stderr).toMatch(
+      /\r\x1b\[K\[#{12}\.{12}\] train 1\/2 rapl-sysfs\/CounterOnly\/AbsPower\/(LinearRegression|SGDRegressor)Trainer/,
     );
-    expect(stdout).toContain("pipeline cli_tty: 1 models published, 1 failed; metadata.json written\n");
+    expect(stderr).toMatch(
+      /\r\x1b\[K\[#{24}\] train 2\/2 rapl-sysfs\/CounterOnly\/AbsPower\/(LinearRegression|SGDRegressor)Trainer/,
+    );
+    expect(stderr.endsWith("\r\x1b[K")).toBe(true);
+    expect(stdout).toMatch(/^rapl-sysfs {2}AbsPower {2}CounterOnly {4}LinearRegressionTrainer_\d+ +[\d.]+ +published$/m);
+    expect(stdout).toMatch(/^rapl-sysfs {2}AbsPower {2}CounterOnly {4}SGDRegressorTrainer_\d+ +[\d.]+ +published$/m);
+    expect(stdout).toContain("pipeline cli_tty: 2 models published, 0 failed; metadata.json written\n");
   }, 120_000);
 
   it("explains command-line mistakes with exit code 2", async () => {
     const online = await run(["pipeline", "run", "--name", "x", "--input", COREMARK, "--online"]);
     expect(online.code).toBe(2);
-    expect(online.stderr).toMatch(/^kepler-model pipeline: --online reads a live Prometheus: give --prometheus <url>\n/);
+    const hint = " (kepler-model pipeline --help lists the flags)\n";
+    expect(online.stderr).toBe(`kepler-model pipeline: --online reads a live Prometheus: give --prometheus <url>${hint}`);
     const neither = await run(["pipeline", "run", "--name", "x"]);
-    expect(neither.stderr).toMatch(/^kepler-model pipeline: give --input <response.json> or --prometheus <url>\n/);
+    expect(neither.stderr).toBe(`kepler-model pipeline: give --input <response.json> or --prometheus <url>${hint}`);
     const action = await run(["pipeline", "go"]);
-    expect(action.stderr).toMatch(/^kepler-model pipeline: expected run, stop or list\n/);
+    expect(action.stderr).toBe(`kepler-model pipeline: expected run, stop or list${hint}`);
+    // An unknown trainer is refused before the recording is read or sent.
+    const trainer = await run([
+      "pipeline",
+      "run",
+      "--name",
+      "x",
+      "--input",
+      COREMARK,
+      "--abs-trainers",
+      "Nope,SGDRegressorTrainer",
+    ]);
+    expect(trainer.code).toBe(2);
+    expect(trainer.stderr).toMatch(
+      /^kepler-model pipeline: --abs-trainers: unknown trainer "Nope" \(known: [^\n]*SGDRegressorTrainer[^\n]*\)/,
+    );
+    expect(trainer.stderr.split("\n")).toHaveLength(2);
   });
 
   it("starts an online pipeline and stops it", async () => {
