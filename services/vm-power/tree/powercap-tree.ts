@@ -7,7 +7,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-file.js";
-import type { EnergyCounters } from "./energy-counters.js";
 import { linkClassEntry, type ModelledTree } from "./modelled-tree.js";
 
 const CONTROL_TYPE = "devices/virtual/powercap/intel-rapl";
