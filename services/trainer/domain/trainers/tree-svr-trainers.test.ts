@@ -1,5 +1,6 @@
 // GradientBoostingRegressorTrainer, XgboostFitTrainer and SVRRegressorTrainer on degenerate input,
 // model-size limits and continued training (XgboostFitTrainer continues its checkpoint).
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +72,25 @@ describe("degenerate input", () => {
     expect(Math.max(...single.map((v, i) => Math.abs(v - (doubled[i] as number))))).toBeLessThan(1e-9);
     expect(svrRegressorTrainer.predict(svrRegressorTrainer.fit(twice, yTwice, context), x).every(Number.isFinite)).toBe(true);
     expect(xgboostFitTrainer.predict(xgboostFitTrainer.fit(twice, yTwice, context), x).every(Number.isFinite)).toBe(true);
+  });
+});
+
+describe("GradientBoostingRegressorTrainer's random_state", () => {
+  // sklearn 1.2.1 trees on rows where features tie (wasm-core/test/fixtures/make-gbr-tie-goldens.py)
+  const ties = JSON.parse(
+    readFileSync(new URL("../../../../wasm-core/test/fixtures/gbr-tie-goldens.json", import.meta.url), "utf8"),
+  ) as { rows: number; cols: number; x: number[]; y: number[]; fits: Array<{ random_state: number; feature: number[] }> };
+
+  it("is the fit's seed: the first tree breaks feature ties as sklearn's with random_state = seed", () => {
+    const x = { rows: ties.rows, cols: ties.cols, values: Float64Array.from(ties.x) };
+    for (const fit of ties.fits) {
+      const model = gradientBoostingRegressorTrainer.fit(x, Float64Array.from(ties.y), { ...context, seed: fit.random_state });
+      if (model.kind !== "gradient_boosting") throw new Error("unexpected model kind");
+      expect({ seed: fit.random_state, feature: model.trees[0]!.feature }).toEqual({
+        seed: fit.random_state,
+        feature: fit.feature,
+      });
+    }
   });
 });
 
