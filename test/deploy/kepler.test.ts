@@ -11,6 +11,8 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import {
+  KEPLER_011_COMPONENT,
+  KEPLER_011_TAG,
   KEPLER_PATCHES,
   KEPLER_TAGS,
   MODEL_SERVER_PATCH,
@@ -19,6 +21,7 @@ import {
   keplerKubectl,
   keplerObjects,
   renderKepler,
+  renderKepler011,
 } from "./support/kepler-renders.js";
 import { keplerSettings, parseModelConfig } from "./support/kepler-source.js";
 import { type ModelContainer, findModelContainers, peerAddressesOf } from "./support/model-containers.js";
@@ -30,7 +33,7 @@ import { findServiceForAddress, routeServicePort } from "./support/service-routi
 const KEPLER_0712_BODY =
   '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit","bpf_net_tx_irq","bpf_net_rx_irq","bpf_block_irq","cpu_cycles","cpu_instructions","cache_miss","cpu_architecture"],"output_type":"AbsPower","source":"intel_rapl","node_type":0,"weight":true,"trainer_name":"SGDRegressorTrainer","filter":"","machine_spec":{"vendor":"authenticamd","processor":"amd_epyc","cores":2,"chips":1,"memory":23,"frequency":2600,"threads_per_core":1}}';
 
-const PATCH_SETS = [[SIDECAR_PATCH], [MODEL_SERVER_PATCH], [...KEPLER_PATCHES]] as const;
+const PATCH_SETS: readonly (readonly string[])[] = [[SIDECAR_PATCH], [MODEL_SERVER_PATCH], [...KEPLER_PATCHES]];
 
 type Renders = Map<string, K8sObject[]>;
 const key = (tag: string, patches: readonly string[]) => `${tag} [${patches.join(", ")}]`;
@@ -50,12 +53,17 @@ const exporterOf = (daemonSet: K8sObject): Json => (daemonSet.spec.template.spec
 function keplerTargets(kepler: K8sObject[], overlay: K8sObject[]): Set<string> {
   const { daemonSet, configMap } = keplerObjects(kepler);
   const namespace = daemonSet.metadata.namespace!;
-  const ours = findModelContainers(overlay);
   const addresses = findModelContainers([daemonSet]).flatMap((container) => peerAddressesOf(container).map((peer) => peer.address));
   if (configMap.data.MODEL_SERVER_ENABLE === "true") {
     const url = new URL(configMap.data.MODEL_SERVER_URL as string);
     addresses.push(`${url.hostname}:${url.port || "80"}`);
   }
+  return routeAll(addresses, namespace, overlay);
+}
+
+/** The containers of ours (`<where>:<port>`) that `host:port` addresses called from `namespace` reach through `overlay`'s Services. */
+function routeAll(addresses: readonly string[], namespace: string, overlay: K8sObject[]): Set<string> {
+  const ours = findModelContainers(overlay);
   const targets = new Set<string>();
   for (const address of addresses) {
     const found = findServiceForAddress(overlay, address, namespace);
@@ -65,6 +73,34 @@ function keplerTargets(kepler: K8sObject[], overlay: K8sObject[]): Set<string> {
     for (const route of routes) targets.add(`${route.container.where}:${route.containerPort}`);
   }
   return targets;
+}
+
+/**
+ * For every overlay: the policies admit the pods of `daemonSet` (its labels, its namespace) to exactly the
+ * ports `needed` names, and the same labels from another namespace, or another pod of its namespace, nowhere.
+ */
+function expectAdmittedExactly(daemonSet: K8sObject, needed: (overlay: K8sObject[]) => Set<string>, who: string): void {
+  const labels = daemonSet.spec.template.metadata.labels as Record<string, string>;
+  const keplerPod = podIdentity(daemonSet.metadata.namespace!, labels);
+  expect(keplerPod.namespace).toBe("kepler");
+  const impostors = [podIdentity("default", labels), podIdentity("kepler", { app: "something-else" })];
+  for (const overlay of overlays) {
+    const targets = needed(overlay.objects);
+    expect(targets.size, overlay.name).toBeGreaterThan(0);
+    let admitted = 0;
+    for (const server of findModelContainers(overlay.objects)) {
+      for (const port of portsOf(server)) {
+        const where = `${overlay.name}: ${who} -> ${server.where}:${port}`;
+        const allowed = isIngressAllowed(overlay.objects, keplerPod, podOf(server), port);
+        expect(allowed, where).toBe(targets.has(`${server.where}:${port}`));
+        if (allowed) admitted++;
+        for (const impostor of impostors) {
+          expect(isIngressAllowed(overlay.objects, impostor, podOf(server), port), `${where} from ${impostor.namespace}`).toBe(false);
+        }
+      }
+    }
+    expect(admitted, overlay.name).toBe(targets.size);
+  }
 }
 
 /** Every port a container of ours listens on beyond its pod: each service's port and an exposed metrics port. */
@@ -174,26 +210,20 @@ describe.each(KEPLER_TAGS)("Kepler %s's manifests with deploy/k8s/kepler's patch
     (_, patches) => {
       const kepler = renders.get(key(tag, patches))!;
       const { daemonSet } = keplerObjects(kepler);
-      const labels = daemonSet.spec.template.metadata.labels as Record<string, string>;
-      expect(labels["app.kubernetes.io/name"]).toBe("kepler-exporter");
-      const keplerPod = podIdentity(daemonSet.metadata.namespace!, labels);
-      expect(keplerPod.namespace).toBe("kepler");
-      const impostors = [podIdentity("default", labels), podIdentity("kepler", { app: "something-else" })];
-      for (const overlay of overlays) {
-        const needed = keplerTargets(kepler, overlay.objects);
-        expect(needed.size, overlay.name).toBeGreaterThan(0);
-        let admitted = 0;
-        for (const server of findModelContainers(overlay.objects)) {
-          for (const port of portsOf(server)) {
-            const where = `${overlay.name}: Kepler ${patches[0]} -> ${server.where}:${port}`;
-            const allowed = isIngressAllowed(overlay.objects, keplerPod, podOf(server), port);
-            expect(allowed, where).toBe(needed.has(`${server.where}:${port}`));
-            if (allowed) admitted++;
-            for (const impostor of impostors) expect(isIngressAllowed(overlay.objects, impostor, podOf(server), port), `${where} (${impostor.namespace})`).toBe(false);
-          }
-        }
-        expect(admitted, overlay.name).toBe(needed.size);
-      }
+      expect(daemonSet.spec.template.metadata.labels["app.kubernetes.io/name"]).toBe("kepler-exporter");
+      expectAdmittedExactly(daemonSet, (overlay) => keplerTargets(kepler, overlay), `Kepler ${tag} ${patches[0]}`);
     },
   );
+});
+
+describe(`Kepler ${KEPLER_011_TAG}'s manifests with ${KEPLER_011_COMPONENT}`, () => {
+  it("every overlay admits Kepler's pods to the registry port its exporter sidecar calls, and to nothing else", () => {
+    const kepler = renderKepler011();
+    const daemonSet = kepler.find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler")!;
+    const pod = daemonSet.spec.template.spec;
+    const ours = [...(pod.initContainers ?? []), ...pod.containers].filter((c: Json) => /(^|\/)kepler-model(:|@|$)/.test(c.image));
+    const addresses = ours.flatMap((c: Json) => ((c.args ?? []) as string[]).flatMap((arg) => /^--(?:\w+-)?\w+-address=(\S+)$/.exec(arg)?.[1] ?? []));
+    expect(addresses, "the sidecar's peers").toEqual(["kepler-model-registry:8100"]);
+    expectAdmittedExactly(daemonSet, (overlay) => routeAll(addresses, daemonSet.metadata.namespace!, overlay), `Kepler ${KEPLER_011_TAG}`);
+  });
 });

@@ -97,6 +97,41 @@ export function renderKepler(tag: string, patches: readonly string[], kubectl = 
   }
 }
 
+/** Kepler 0.10+/0.11's manifests (fixture) and our component for them, as that component's header documents. */
+export const KEPLER_011_TAG = "v0.11.4";
+export const KEPLER_011_COMPONENT = "deploy/k8s/kepler/vm-modelled-sysfs";
+
+/**
+ * Renders KEPLER_011_COMPONENT onto Kepler v0.11.4's own manifests/k8s, with the first kubectl here that
+ * renders it (components need kustomize 3.7+, so not Debian's kubectl 1.20).
+ */
+export function renderKepler011(): K8sObject[] {
+  const dir = mkdtempSync(join(tmpdir(), "kepler-011-kustomization-"));
+  try {
+    const text = [
+      "apiVersion: kustomize.config.k8s.io/v1beta1",
+      "kind: Kustomization",
+      "resources:",
+      `  - ${relative(dir, join(keplerFixture(KEPLER_011_TAG), "manifests/k8s"))}`,
+      "components:",
+      `  - ${relative(dir, join(REPO_ROOT, KEPLER_011_COMPONENT))}`,
+      "",
+    ].join("\n");
+    writeFileSync(join(dir, "kustomization.yaml"), text);
+    const errors: string[] = [];
+    for (const kubectl of kubectlCandidates()) {
+      try {
+        return renderKustomization(dir, kubectl);
+      } catch (error) {
+        errors.push(`${kubectl}: ${String(error).split("\n")[0]}`);
+      }
+    }
+    throw new Error(`no kubectl here renders ${KEPLER_011_COMPONENT}:\n${errors.join("\n")}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Kepler's exporter DaemonSet and its ConfigMap in a render. */
 export function keplerObjects(objects: readonly K8sObject[]): { daemonSet: K8sObject; configMap: K8sObject } {
   const daemonSet = objects.find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler-exporter");
