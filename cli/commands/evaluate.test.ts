@@ -117,7 +117,7 @@ const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b
 describe("kepler-model evaluate", () => {
   it("--json: each model's MAE, MAPE and max error per component equal the ones computed from the reference's table", async () => {
     const report = JSON.parse(
-      await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--json"]),
+      await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--json", "--in-sample"]),
     ) as Report;
     const golden = readGoldenCsv("extract_abs_rapl-sysfs_CounterOnly.csv");
     const column = columnsOf(golden.header, golden.rows);
@@ -156,14 +156,14 @@ describe("kepler-model evaluate", () => {
   });
 
   it("prints a table sorted by MAE, the best model per source and the skipped models", async () => {
-    const stdout = await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath]);
+    const stdout = await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--in-sample"]);
     const golden = readGoldenCsv("extract_abs_acpi_CounterOnly.csv");
     const column = columnsOf(golden.header, golden.rows);
     const modelFolder = join(modelPath, PIPELINE, "acpi", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
     const expected = errors(column("platform_power"), await linearPredictions(modelFolder, "platform", column));
     const lines = stdout.split("\n");
     expect(lines[0]).toBe(
-      "source      output    feature_group  model                          component  rows  mae_w    mape_pct  max_err_w",
+      "source      output    feature_group  model                          component  rows           mae_w    mape_pct  max_err_w",
     );
     expect(lines[1]!.split(/\s+/)).toEqual([
       "acpi",
@@ -172,17 +172,74 @@ describe("kepler-model evaluate", () => {
       "LinearRegressionTrainer_0",
       "platform",
       "187",
+      "in-sample",
       expected.mae.toFixed(4),
       expected.mape.toFixed(4),
       expected.max.toFixed(4),
     ]);
     const raplModels = lines.filter((line) => line.startsWith("rapl-sysfs ")).map((line) => line.split(/\s+/)[3]);
     expect(raplModels).toHaveLength(12);
-    expect(lines).toContain(`best acpi AbsPower: CounterOnly/LinearRegressionTrainer_0 (MAE ${expected.mae.toFixed(4)} W)`);
+    expect(lines).toContain(
+      `best acpi AbsPower: CounterOnly/LinearRegressionTrainer_0 (in-sample MAE ${expected.mae.toFixed(4)} W)`,
+    );
+    expect(lines).toContain("note: in-sample: every row scored, the models' training rows included; these errors are optimistic");
     expect(lines.filter((line) => line.startsWith("best rapl-sysfs AbsPower: CounterOnly/"))).toHaveLength(1);
     expect(lines).toContain(
       "skipped acpi AbsPower BPFOnly/LinearRegressionTrainer_0: response: missing metric kepler_container_bpf_cpu_time_ms_total (needed for feature bpf_cpu_time_ms of group BPFOnly)",
     );
+  });
+
+  it("scores held-out rows by default: each model's stored test rows, whose MAE equals the one stored (coremark and idle)", async () => {
+    const heldOut = async (input: string, source: string, ...extra: string[]) =>
+      (
+        JSON.parse(
+          await cli([
+            "evaluate",
+            "--pipeline",
+            PIPELINE,
+            "--input",
+            input,
+            "--model-path",
+            modelPath,
+            "--source",
+            source,
+            "--json",
+            ...extra,
+          ]),
+        ) as Report & { models: Array<{ scoredRows: string; storedHeldOutMaeWatts: number | null }> }
+      ).models;
+    const models = [
+      ...(await heldOut(COREMARK, "rapl-sysfs")),
+      ...(await heldOut(COREMARK, "acpi")),
+      ...(await heldOut(IDLE, "acpi", "--feature-group", "BPFOnly")),
+    ];
+    // 3 rapl-sysfs and 1 acpi CounterOnly models on coremark, the acpi BPFOnly model on the idle recording.
+    expect(models.map((m) => `${m.energySource}/${m.featureGroup}/${m.modelName}`).sort()).toEqual([
+      "acpi/BPFOnly/LinearRegressionTrainer_0",
+      "acpi/CounterOnly/LinearRegressionTrainer_0",
+      "rapl-sysfs/CounterOnly/KNeighborsRegressorTrainer_0",
+      "rapl-sysfs/CounterOnly/LinearRegressionTrainer_0",
+      "rapl-sysfs/CounterOnly/PolynomialRegressionTrainer_0",
+    ]);
+    for (const model of models) {
+      const where = `${model.energySource}/${model.featureGroup}/${model.modelName}`;
+      const folder = join(modelPath, PIPELINE, model.energySource, "AbsPower", model.featureGroup, model.modelName);
+      const metadata = JSON.parse(await readFile(join(folder, "metadata.json"), "utf8")) as {
+        held_out: { row_count: number; mae: number; components: Record<string, { mae: number; mape: number }> };
+      };
+      expect(model.scoredRows, where).toBe("held-out");
+      // The reference's 10 % split: ceil(0.1 * 187) = 19 coremark rows, ceil(0.1 * 5) = 1 idle row.
+      expect(model.rowCount, where).toBe(model.featureGroup === "BPFOnly" ? 1 : 19);
+      expect(metadata.held_out.row_count, where).toBe(model.rowCount);
+      expect(relative(model.maeWatts, metadata.held_out.mae), where).toBeLessThan(1e-9);
+      expect(model.storedHeldOutMaeWatts).toBe(metadata.held_out.mae);
+      for (const c of model.components) {
+        const stored = metadata.held_out.components[c.component]!;
+        if (stored.mae === 0) expect(c.maeWatts, `${where} ${c.component}`).toBe(0);
+        else expect(relative(c.maeWatts, stored.mae), `${where} ${c.component}`).toBeLessThan(1e-9);
+        expect(c.mapePercent === -1 ? -1 : relative(c.mapePercent, stored.mape), `${where} ${c.component}`).toBeLessThan(1e-9);
+      }
+    }
   });
 
   it("--model and --source pick one model", async () => {
@@ -219,6 +276,7 @@ describe("kepler-model evaluate", () => {
         "--output-type",
         "DynPower",
         "--json",
+        "--in-sample",
       ]),
     ) as Report;
     expect(report.models).toHaveLength(1);
@@ -252,11 +310,10 @@ describe("kepler-model evaluate", () => {
       modelPath,
       "--output-type",
       "DynPower",
+      "--in-sample",
     ]);
-    expect(
-      stdout.endsWith("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n"),
-    ).toBe(true);
-    expect(stdout).toContain(`  package    187   ${expected.mae.toFixed(4)}  `);
+    expect(stdout).toContain("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n");
+    expect(stdout).toContain(`  package    187 in-sample  ${expected.mae.toFixed(4)}  `);
   });
 
   it("evaluates a model imported from kepler-model-db (metadata.json and weight.json only) like ours", async () => {

@@ -1,7 +1,9 @@
 // `kepler-model evaluate` (the reference CLI's `estimate`, renamed: our `estimate` is one inference): applies
-// every model of a pipeline in a local MODEL_PATH (or one, --model) to a recording, a saved Prometheus
-// response, and prints MAE, MAPE and max error per model and component. Like the reference it works on
-// files: the recording is extracted (and isolated, for DynPower) in-process with the pipeline's extractor.
+// every model of a pipeline in a local MODEL_PATH or a running registry (or one, --model) to a recording, a
+// saved Prometheus response, and prints MAE, MAPE and max error per model and component. It scores held-out
+// rows: each model's stored test rows when the recording is the one it was trained on, every row of another
+// recording; --in-sample scores every row and says so. The recording is extracted (and isolated, for
+// DynPower) in-process with the pipeline's extractor.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -10,15 +12,19 @@ import { assertEnergySource, type EnergySource } from "../../services/domain/ene
 import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { type ComponentError, evaluatePredictor } from "../../services/estimator/domain/evaluate-predictor.js";
+import { rowsToScore, type ScoredRowsKind } from "../../services/estimator/domain/scored-rows.js";
 import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { isolate } from "../../services/isolator/domain/isolate.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
+import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
 import type { OutputTypeName } from "../../services/models/index.js";
 import { type Command, UsageError } from "../command.js";
-import { formatTextTable } from "../text-table.js";
+import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { withRegistryPipeline } from "../report/registry-pipeline.js";
+import { renderText, scoredRowsNotices } from "../report/evaluation-text.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 export type Extractor = "default" | "smooth";
@@ -31,10 +37,14 @@ export interface ModelEvaluation {
   readonly featureGroup: string;
   readonly modelName: string;
   readonly rowCount: number;
+  /** Which rows were scored: the model's stored test rows, another recording's, or every row (in-sample). */
+  readonly scoredRows: ScoredRowsKind;
   /** The largest component MAE: the reference's score for a model. */
   readonly maeWatts: number;
   /** metadata.json `mae` of the training run (test rows, rounded), for comparison. */
   readonly trainedMaeWatts: number | null;
+  /** metadata.json `held_out.mae`: the training run's exact held-out MAE, when the model stores it. */
+  readonly storedHeldOutMaeWatts: number | null;
   readonly components: readonly ComponentError[];
 }
 
@@ -99,7 +109,13 @@ export async function evaluationTable(
 export async function evaluateModels(
   response: PrometheusResponse,
   models: readonly ModelFolderEntry[],
-  options: { extractor: Extractor; isolator: Isolator; onModel?: (model: ModelFolderEntry, index: number) => void },
+  options: {
+    extractor: Extractor;
+    isolator: Isolator;
+    /** Score every row, training rows included (labelled in-sample). */
+    inSample?: boolean;
+    onModel?: (model: ModelFolderEntry, index: number) => void;
+  },
 ): Promise<{ evaluations: ModelEvaluation[]; skipped: SkippedModel[] }> {
   const evaluations: ModelEvaluation[] = [];
   const skipped: SkippedModel[] = [];
@@ -113,14 +129,17 @@ export async function evaluateModels(
       if (!tables.has(key)) tables.set(key, evaluationTable(response, { ...where, energySource }, options));
       const table = await tables.get(key)!;
       const loaded = await loadModelFolder(model.folderPath, energySource);
-      const components = evaluatePredictor(loaded.predictor, table, loaded.features);
+      const scored = rowsToScore(table, loaded.metadata, options.inSample === true);
+      const components = evaluatePredictor(loaded.predictor, scored.table, loaded.features);
       if (components.length === 0) throw new Error("the recording measures none of the model's components");
       evaluations.push({
         ...where,
         modelName: model.modelName,
-        rowCount: table.rowCount,
+        rowCount: scored.table.rowCount,
+        scoredRows: scored.kind,
         maeWatts: Math.max(...components.map((c) => c.maeWatts)),
         trainedMaeWatts: loaded.trainedMaeWatts ?? null,
+        storedHeldOutMaeWatts: scored.stored?.maeWatts ?? null,
         components,
       });
     } catch (error) {
@@ -138,39 +157,11 @@ export async function evaluateModels(
   return { evaluations, skipped };
 }
 
-const watts = (value: number) => value.toFixed(4);
-
-function renderText(evaluations: readonly ModelEvaluation[], skipped: readonly SkippedModel[]): string {
-  const rows = evaluations.flatMap((e) =>
-    e.components.map((c) => [
-      e.energySource,
-      e.outputType,
-      e.featureGroup,
-      e.modelName,
-      c.component,
-      String(e.rowCount),
-      watts(c.maeWatts),
-      c.mapePercent < 0 ? "-" : c.mapePercent.toFixed(4),
-      watts(c.maxErrorWatts),
-    ]),
-  );
-  const lines = [
-    formatTextTable(["source", "output", "feature_group", "model", "component", "rows", "mae_w", "mape_pct", "max_err_w"], rows),
-  ];
-  if (evaluations.length > 0 || skipped.length > 0) lines.push("\n");
-  const best = new Map<string, ModelEvaluation>();
-  for (const e of evaluations)
-    if (!best.has(`${e.energySource} ${e.outputType}`)) best.set(`${e.energySource} ${e.outputType}`, e);
-  for (const [key, e] of best) lines.push(`best ${key}: ${e.featureGroup}/${e.modelName} (MAE ${watts(e.maeWatts)} W)\n`);
-  for (const s of skipped)
-    lines.push(`skipped ${s.energySource} ${s.outputType} ${s.featureGroup}/${s.modelName}: ${s.reason}\n`);
-  return lines.join("");
-}
-
 export const evaluateCommand: Command = {
   name: "evaluate",
   summary: "Apply every model of a pipeline (or one) to a recording and print MAE, MAPE and max error per model and component.",
-  usage: "--pipeline <name> --input <response.json[.gz]> [--model <name>] [--output-type AbsPower|DynPower] [--json] [flags]",
+  usage:
+    "--pipeline <name> --input <response.json[.gz]> [--model <name>] [--output-type AbsPower|DynPower] [--in-sample] [--registry-address <host:port>] [--json] [flags]",
   flags: [
     { name: "pipeline", aliases: ["pipeline-name"], valueName: "name", description: "Pipeline folder in the model path." },
     {
@@ -197,7 +188,21 @@ export const evaluateCommand: Command = {
       valueName: "none|min",
       description: "DynPower: isolator for the recording (default: the pipeline's when none or min, else min).",
     },
+    {
+      name: "in-sample",
+      boolean: true,
+      description:
+        "Score every row of the recording, the models' training rows included (labelled in-sample; optimistic). Default: held-out rows only.",
+    },
     { name: "json", boolean: true, description: "Print the results as JSON instead of a table." },
+    ...CLIENT_SECURITY_FLAGS,
+    {
+      name: peerAddressKey("registry").flag,
+      valueName: "host:port",
+      description:
+        "Read the pipeline from this running registry (whatever storage is behind it, local folder or S3) instead of --model-path.",
+    },
+
     {
       name: "model-path",
       valueName: "dir",
@@ -210,53 +215,64 @@ export const evaluateCommand: Command = {
     const input = text(flags, "input");
     if (input === "") throw new UsageError("--input is required");
     const outputType = oneOf(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
-    const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
-    const metadata = await readPipelineMetadata(modelPath, pipelineName);
-    const extractor = oneOf(
-      flags,
-      "extractor",
-      ["default", "smooth"] as const,
-      metadata.extractor === "smooth" ? "smooth" : "default",
+    const fromRegistry = flags[peerAddressKey("registry").flag] !== undefined;
+    if (!fromRegistry) return evaluateIn(readConfig({ modelPath: modelPathKey }, env, flags).modelPath, input);
+    const address = readConfig({ address: peerAddressKey("registry") }, env, flags).address;
+    return withRegistryPipeline(address, commandConnection({ env, flags }), pipelineName, (modelPath) =>
+      evaluateIn(modelPath, input, `registry ${address}`),
     );
-    const isolator = oneOf(flags, "isolator", ["none", "min"] as const, metadata.isolator === "none" ? "none" : "min");
-    const sources = list(flags, "source").map((name) => assertEnergySource(name, "--source"));
-    const groups = list(flags, "feature-group");
-    const modelName = text(flags, "model");
-    const all = await listModelFolders(modelPath, pipelineName);
-    const models = all.filter(
-      (m) =>
-        m.outputType === outputType &&
-        (sources.length === 0 || (sources as string[]).includes(m.energySource)) &&
-        (groups.length === 0 || groups.includes(m.featureGroup)) &&
-        (modelName === "" || m.modelName === modelName),
-    );
-    if (models.length === 0)
-      throw new Error(
-        `no ${outputType} model${modelName === "" ? "" : ` named ${modelName}`} matches in ${join(modelPath, pipelineName)} (it holds ${all.length} models)`,
+
+    async function evaluateIn(modelPath: string, input: string, where = join(modelPath, pipelineName)): Promise<number> {
+      const metadata = await readPipelineMetadata(modelPath, pipelineName);
+      const extractor = oneOf(
+        flags,
+        "extractor",
+        ["default", "smooth"] as const,
+        metadata.extractor === "smooth" ? "smooth" : "default",
       );
-    const response = await readRecording(input);
-    const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator });
-    const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
-    // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.
-    const notices =
-      outputType === "DynPower" && flags.isolator === undefined && trainedIsolator !== "" && trainedIsolator !== isolator
-        ? [`the pipeline was trained with the ${trainedIsolator} isolator; the recording is isolated with ${isolator}`]
-        : [];
-    if (flags.json === true) {
-      const report = {
-        pipelineName,
-        input,
-        outputType,
-        extractor,
-        ...(outputType === "DynPower" ? { isolator } : {}),
-        models: evaluations,
-        skipped,
-        notices,
-      };
-      stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    } else {
-      stdout.write(renderText(evaluations, skipped) + notices.map((notice) => `note: ${notice}\n`).join(""));
+      const isolator = oneOf(flags, "isolator", ["none", "min"] as const, metadata.isolator === "none" ? "none" : "min");
+      const sources = list(flags, "source").map((name) => assertEnergySource(name, "--source"));
+      const groups = list(flags, "feature-group");
+      const modelName = text(flags, "model");
+      const all = await listModelFolders(modelPath, pipelineName);
+      const models = all.filter(
+        (m) =>
+          m.outputType === outputType &&
+          (sources.length === 0 || (sources as string[]).includes(m.energySource)) &&
+          (groups.length === 0 || groups.includes(m.featureGroup)) &&
+          (modelName === "" || m.modelName === modelName),
+      );
+      if (models.length === 0)
+        throw new Error(
+          `no ${outputType} model${modelName === "" ? "" : ` named ${modelName}`} matches in ${where} (it holds ${all.length} models)`,
+        );
+      const response = await readRecording(input);
+      const inSample = flags["in-sample"] === true;
+      const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator, inSample });
+      const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
+      // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.
+      const notices: string[] =
+        outputType === "DynPower" && flags.isolator === undefined && trainedIsolator !== "" && trainedIsolator !== isolator
+          ? [`the pipeline was trained with the ${trainedIsolator} isolator; the recording is isolated with ${isolator}`]
+          : [];
+      notices.push(...scoredRowsNotices(evaluations));
+      if (flags.json === true) {
+        const report = {
+          pipelineName,
+          input,
+          ...(fromRegistry ? { source: where } : {}),
+          outputType,
+          extractor,
+          ...(outputType === "DynPower" ? { isolator } : {}),
+          models: evaluations,
+          skipped,
+          notices,
+        };
+        stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      } else {
+        stdout.write(renderText(evaluations, skipped) + notices.map((notice) => `note: ${notice}\n`).join(""));
+      }
+      return evaluations.length > 0 ? 0 : 1;
     }
-    return evaluations.length > 0 ? 0 : 1;
   },
 };

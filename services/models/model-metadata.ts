@@ -36,10 +36,14 @@ export interface ModelMetadataInput {
   components: readonly ComponentAccuracy[];
   nodeType?: number;
   machineSpec?: MetadataMachineSpec;
-  /** Timestamps (Unix seconds) of the held-out test rows `components` were scored on, in split order. */
-  testTimestampsSeconds?: ArrayLike<number>;
-  /** Per component, |y - prediction| on the held-out rows sorted ascending: split-conformal calibration. */
-  calibration?: ReadonlyArray<{ component: string; absResidualsSorted: ArrayLike<number> }>;
+  /**
+   * The held-out test rows (timestamps, Unix seconds, in split order) and, per component, the exact errors of
+   * the served (clamped) predictions on them and their sorted absolute residuals (split-conformal calibration).
+   */
+  heldOut?: {
+    timestampsSeconds: ArrayLike<number>;
+    components: ReadonlyArray<ComponentAccuracy & { absResidualsSorted: ArrayLike<number> }>;
+  };
 }
 
 /** metadata.json `held_out`: the held-out test rows and the exact (unrounded) errors on them. */
@@ -89,20 +93,19 @@ export function createModelMetadata(input: ModelMetadataInput): Record<string, u
   if (input.machineSpec !== undefined) metadata.machine_spec = { ...input.machineSpec };
   for (const c of rounded) metadata[`${c.component}_mae`] = c.mae;
   for (const c of rounded) metadata[`${c.component}_mape`] = c.mape;
-  if (input.testTimestampsSeconds !== undefined) {
+  const heldOut = input.heldOut;
+  if (heldOut !== undefined && heldOut.components.length > 0) {
     metadata.held_out = {
-      row_count: input.testTimestampsSeconds.length,
-      timestamps: Array.from(input.testTimestampsSeconds),
-      mae: Math.max(...input.components.map((c) => c.maeWatts)),
-      mape: Math.max(...input.components.map((c) => c.mapePercent)),
-      components: Object.fromEntries(input.components.map((c) => [c.component, { mae: c.maeWatts, mape: c.mapePercent }])),
+      row_count: heldOut.timestampsSeconds.length,
+      timestamps: Array.from(heldOut.timestampsSeconds),
+      mae: Math.max(...heldOut.components.map((c) => c.maeWatts)),
+      mape: Math.max(...heldOut.components.map((c) => c.mapePercent)),
+      components: Object.fromEntries(heldOut.components.map((c) => [c.component, { mae: c.maeWatts, mape: c.mapePercent }])),
     };
-  }
-  if (input.calibration !== undefined && input.calibration.length > 0) {
     metadata.calibration = {
       method: "split_conformal",
       rows: "held_out",
-      abs_residuals: Object.fromEntries(input.calibration.map((c) => [c.component, Array.from(c.absResidualsSorted)])),
+      abs_residuals: Object.fromEntries(heldOut.components.map((c) => [c.component, Array.from(c.absResidualsSorted)])),
     };
   }
   metadata.format_version = MODEL_FORMAT_VERSION;

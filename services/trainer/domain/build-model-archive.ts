@@ -48,8 +48,10 @@ export function buildModelArchive(
     components: accuracy,
     nodeType: context.nodeType,
     machineSpec: context.machineSpec,
-    testTimestampsSeconds: accuracy[0]?.testTimestamps,
-    calibration: accuracy.map((c) => ({ component: c.component, absResidualsSorted: c.absResidualsSorted })),
+    heldOut: {
+      timestampsSeconds: accuracy[0]?.testTimestamps ?? [],
+      components: accuracy.map((c) => ({ component: c.component, ...c.heldOut })),
+    },
   });
   return createModelArchive(location, {
     metadata,

@@ -4,6 +4,7 @@
 // wasm-core instance; failures come back as data.
 import {
   applyScale,
+  clampNonNegative,
   type Matrix,
   meanAbsoluteError,
   meanAbsolutePercentageError,
@@ -109,11 +110,17 @@ export function fitComponents(job: FitJob): FitOutcome {
       if (bad > 0) throw new Error(`${bad} of ${predictions.length} test predictions are NaN or infinite`);
       const maeWatts = meanAbsoluteError(yTest, predictions);
       const mapePercent = meanAbsolutePercentageError(yTest, predictions);
-      // The held-out residuals are the split-conformal calibration of the model's prediction intervals.
-      const absResidualsSorted = sortedAbsoluteResiduals(yTest, predictions);
+      // What the estimator serves is clamped at 0: the held-out errors metadata keeps exact, and the residuals
+      // that calibrate the prediction intervals (split conformal), are those of the served predictions.
+      const served = clampNonNegative(predictions);
+      const heldOut = {
+        maeWatts: meanAbsoluteError(yTest, served),
+        mapePercent: meanAbsolutePercentageError(yTest, served),
+        absResidualsSorted: sortedAbsoluteResiduals(yTest, served),
+      };
       outcome.fitted.push(component);
       models.push({ component, model });
-      outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps, absResidualsSorted });
+      outcome.components.push({ component, maeWatts, mapePercent, testPredictions: predictions, testTimestamps, heldOut });
     });
   } catch (error) {
     outcome.failure = { component: current, message: error instanceof Error ? error.message : String(error) };

@@ -9,8 +9,11 @@ export interface ComponentResult {
   /** Test-row predictions, in test-row order. */
   testPredictions: Float64Array;
   testTimestamps: Float64Array;
-  /** |y - prediction| on the test rows, sorted ascending: the split-conformal calibration residuals. */
-  absResidualsSorted: Float64Array;
+  /**
+   * The same test rows scored as the estimator serves the model (predictions clamped at 0), exact: metadata
+   * `held_out`; and |y - served prediction| sorted ascending, the split-conformal calibration residuals.
+   */
+  heldOut: { maeWatts: number; mapePercent: number; absResidualsSorted: Float64Array };
 }
 
 /** The outcome of one trainer on one node type. */
