@@ -12,12 +12,13 @@ import { summarizeResponse } from "../../services/extractor/domain/summarize-res
 import { formatPythonFloat, tableCsvChunks } from "../../services/domain/table-csv.js";
 import { idleContainerNames } from "../../services/isolator/domain/idle-containers.js";
 import { buildIdleProfiles, type IdleProfile } from "../../services/isolator/domain/idle-profile.js";
-import { ISOLATOR_NAMES, isolate } from "../../services/isolator/domain/isolate.js";
+import { ISOLATOR_NAMES, type IsolatorName, isolate } from "../../services/isolator/domain/isolate.js";
 import { createRegistryModelSource } from "../../services/isolator/registry-model-source.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import {
   assertInputFile,
   assertOutputFolder,
@@ -25,6 +26,7 @@ import {
   choiceFlag,
   energySourceFlag,
   featureGroupFlag,
+  type Flags,
   inputFileFlag,
   integerFlag,
   listFlag,
@@ -58,6 +60,83 @@ async function readIdleProfiles(
   if (featureGroup === undefined) throw new UsageError(`--idle ${path}: the idle data supports no feature group`);
   const table = extract(idle, { energySource, featureGroup, level: "node", extractor: "default", nodeType }).table;
   return { profiles: buildIdleProfiles([{ energySource, table }]), backgroundContainerNames: idleContainerNames(idle).names };
+}
+
+type Registry = ReturnType<typeof createRegistryClient>;
+
+/** A missing background pipeline is the user's mistake: say so before extracting anything. */
+async function assertPipelineHasModels(registry: Registry["client"], pipelineName: string, energySource: EnergySource) {
+  const { models } = await registry.listModels({
+    pipelineName,
+    energySource,
+    outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+    pageSize: 1,
+  });
+  if (models.length === 0)
+    throw new Error(
+      `--abs-pipeline-name ${pipelineName}: the registry holds no AbsPower model of that pipeline for ${energySource}`,
+    );
+}
+
+interface IsolateArguments {
+  readonly input: string;
+  readonly out: string;
+  readonly energySource: EnergySource;
+  readonly featureGroup: FeatureGroupName | undefined;
+  readonly isolator: IsolatorName;
+  readonly nodeType: number | undefined;
+  readonly idlePath: string | undefined;
+  readonly absPipelineName: string;
+}
+
+async function isolateToFile(
+  args: IsolateArguments,
+  registry: Registry | undefined,
+  flags: Flags,
+  stdout: NodeJS.WritableStream,
+): Promise<number> {
+  const { out, energySource, isolator, nodeType } = args;
+  const table = await readContainerTable(args.input, energySource, args.featureGroup);
+  const idle = isolator === "profile" ? await readIdleProfiles(args.idlePath!, energySource, nodeType ?? 0) : undefined;
+  const result = await isolate(
+    table,
+    {
+      isolator,
+      energySource,
+      nodeType,
+      idleProfiles: idle?.profiles,
+      backgroundContainerNames: idle?.backgroundContainerNames,
+      fallBackToMin: true,
+      targetHints: listFlag(flags, "target-hints"),
+      backgroundHints: listFlag(flags, "bg-hints"),
+      absPipelineName: args.absPipelineName,
+    },
+    { backgroundModels: registry === undefined ? undefined : createRegistryModelSource(registry) },
+  );
+  await writeTextFile(out, tableCsvChunks(result.table));
+  const { summary } = result;
+  if (booleanFlag(flags, "json")) {
+    writeJson(stdout, { out, ...summary });
+    return 0;
+  }
+  const lines = [
+    `wrote ${out}: ${summary.rowCount} rows from ${summary.targetContainerCount} target containers (isolator ${summary.isolator})`,
+    ...summary.backgrounds.map(
+      ({ labelColumn, watts }) => `  ${labelColumn.padEnd(16)} background ${formatPythonFloat(watts)} W`,
+    ),
+    ...(summary.absModel === undefined
+      ? []
+      : [
+          `background predicted by ${summary.absModel.featureGroup}/${summary.absModel.modelName} (MAE ${summary.absModel.maeWatts} W, max correlation ${formatPythonFloat(summary.absModel.maxCorrelation)})`,
+        ]),
+    ...(summary.backgroundContainerNames.length > 0
+      ? [`background containers: ${summary.backgroundContainerNames.join(", ")}`]
+      : []),
+    ...summary.notices.map((notice) => `note: ${notice}`),
+    "",
+  ];
+  stdout.write(lines.join("\n"));
+  return 0;
 }
 
 export const isolateCommand: Command = {
@@ -105,50 +184,18 @@ export const isolateCommand: Command = {
     if (idlePath !== undefined) await assertInputFile(idlePath, "idle");
     const registryAddress = isolator === "trainer" ? await assertServerAnswers("registry", { env, flags }) : undefined;
 
-    const table = await readContainerTable(input, energySource, featureGroup);
-    const idle = isolator === "profile" ? await readIdleProfiles(idlePath!, energySource, nodeType ?? 0) : undefined;
     const registry =
       registryAddress === undefined ? undefined : createRegistryClient(registryAddress, commandConnection({ env, flags }));
     try {
-      const result = await isolate(
-        table,
-        {
-          isolator,
-          energySource,
-          nodeType,
-          idleProfiles: idle?.profiles,
-          backgroundContainerNames: idle?.backgroundContainerNames,
-          fallBackToMin: true,
-          targetHints: listFlag(flags, "target-hints"),
-          backgroundHints: listFlag(flags, "bg-hints"),
-          absPipelineName: textFlag(flags, "abs-pipeline-name") ?? "",
-        },
-        { backgroundModels: registry === undefined ? undefined : createRegistryModelSource(registry) },
+      const absPipelineName = textFlag(flags, "abs-pipeline-name") ?? "";
+      if (registry !== undefined && absPipelineName !== "")
+        await assertPipelineHasModels(registry.client, absPipelineName, energySource);
+      return await isolateToFile(
+        { input, out, energySource, featureGroup, isolator, nodeType, idlePath, absPipelineName },
+        registry,
+        flags,
+        stdout,
       );
-      await writeTextFile(out, tableCsvChunks(result.table));
-      const { summary } = result;
-      if (booleanFlag(flags, "json")) {
-        writeJson(stdout, { out, ...summary });
-        return 0;
-      }
-      const lines = [
-        `wrote ${out}: ${summary.rowCount} rows from ${summary.targetContainerCount} target containers (isolator ${summary.isolator})`,
-        ...summary.backgrounds.map(
-          ({ labelColumn, watts }) => `  ${labelColumn.padEnd(16)} background ${formatPythonFloat(watts)} W`,
-        ),
-        ...(summary.absModel === undefined
-          ? []
-          : [
-              `background predicted by ${summary.absModel.featureGroup}/${summary.absModel.modelName} (MAE ${summary.absModel.maeWatts} W, max correlation ${formatPythonFloat(summary.absModel.maxCorrelation)})`,
-            ]),
-        ...(summary.backgroundContainerNames.length > 0
-          ? [`background containers: ${summary.backgroundContainerNames.join(", ")}`]
-          : []),
-        ...summary.notices.map((notice) => `note: ${notice}`),
-        "",
-      ];
-      stdout.write(lines.join("\n"));
-      return 0;
     } finally {
       registry?.close();
     }
