@@ -24,6 +24,7 @@ import {
   startExporterDaemon,
   type TreeLayout,
   vmSpec,
+  vmSpecMessage,
 } from "../../services/vm-power/index.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
@@ -98,15 +99,7 @@ export const exporterCommand: Command = {
             outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
             energySource: "rapl-sysfs",
             pipelineName,
-            machineSpec: {
-              processor: String(spec.processor),
-              cores: Number(spec.cores),
-              chips: Number(spec.chips),
-              memoryGib: Number(spec.memory),
-              frequencyMhz: Number(spec.frequency),
-              vendor: "",
-              threadsPerCore: 0,
-            },
+            machineSpec: vmSpecMessage(spec),
           });
           return { watts: response.componentPowers.map((c) => c.powerWatts[0] ?? 0), modelName: response.modelName };
         },

@@ -18,6 +18,7 @@ import {
   trainVmModels,
   vmQueries,
   type VmQueryResults,
+  vmSpecMessage,
   ZONES,
 } from "../../services/vm-power/index.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
@@ -154,15 +155,7 @@ export const vmTrainCommand: Command = {
             const response = await registry.client.indexMachine({
               pipelineName,
               machineId: machine,
-              spec: {
-                processor: String(spec.processor),
-                cores: Number(spec.cores),
-                chips: Number(spec.chips),
-                memoryGib: Number(spec.memory),
-                frequencyMhz: Number(spec.frequency),
-                vendor: "",
-                threadsPerCore: 0,
-              },
+              spec: vmSpecMessage(spec),
             });
             return response.nodeType;
           },

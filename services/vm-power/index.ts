@@ -15,8 +15,8 @@ export {
   type PowerTarget,
   vmQueries,
   type VmQueryResults,
-  vmSpec,
 } from "./training/vm-training-table.js";
+export { VM_FREQUENCY_MHZ, vmSpec, vmSpecMessage } from "./guest/vm-spec.js";
 export { DEFAULT_VM_PIPELINE, DEFAULT_VM_TRAINERS, trainVmModels, type VmTrainCall } from "./training/train-vm-models.js";
 export {
   type CreatePredictor,

@@ -10,6 +10,7 @@ import { OutputType } from "../../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../../kit/transport/grpc-client.js";
 import { type ComponentModels, METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
+import { vmSpecMessage } from "../guest/vm-spec.js";
 import type { WasmMatrix } from "../../../wasm-core/src/index.js";
 
 /** What the exporter needs of a model runner (the estimator's component predictor has this shape). */
@@ -93,15 +94,7 @@ export function registryModelProvider(
         outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
         energySource: "rapl-sysfs",
         pipelineName: query.pipelineName,
-        machineSpec: {
-          processor: String(query.spec.processor),
-          cores: Number(query.spec.cores),
-          chips: Number(query.spec.chips),
-          memoryGib: Number(query.spec.memory),
-          frequencyMhz: Number(query.spec.frequency),
-          vendor: "",
-          threadsPerCore: 0,
-        },
+        machineSpec: vmSpecMessage(query.spec),
         metadataOnly: true,
       });
       const metadata = selected.metadata;

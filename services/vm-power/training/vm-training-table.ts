@@ -9,6 +9,7 @@ import { InvalidInputError } from "../../domain/errors.js";
 import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { counterToRate } from "../../../wasm-core/src/index.js";
+import { vmSpec } from "../guest/vm-spec.js";
 import { GUEST_CPU_MODES, type GuestCounterName, type GuestCounterSeries } from "../guest/guest-counters.js";
 import { guestFeatureColumns, hasPerfCounters } from "../guest/guest-features.js";
 
@@ -55,23 +56,6 @@ export function vmQueries(target: PowerTarget, mapping: VmMapping): Record<strin
     memory_available_bytes: `${by} (node_memory_MemAvailable_bytes)`,
     cpu_cycles: `${by} (node_perf_cpucycles_total)`,
     cpu_instructions: `${by} (node_perf_instructions_total)`,
-  };
-}
-
-/** The frequency of every VM spec: a guest cannot see its host's clock, and a node type needs a complete spec. */
-export const VM_FREQUENCY_MHZ = 1;
-
-/**
- * The machine spec of a VM, as its node type is indexed and as the exporter describes its own VM: the
- * vCPU count as cores, memory in GiB (rounded), processor "vm", one chip, frequency VM_FREQUENCY_MHZ.
- */
-export function vmSpec(vcpus: number, memoryBytes: number): NodeSpec {
-  return {
-    processor: "vm",
-    cores: vcpus,
-    chips: 1,
-    memory: Math.max(1, Math.round(memoryBytes / 2 ** 30)),
-    frequency: VM_FREQUENCY_MHZ,
   };
 }
 
