@@ -22,6 +22,7 @@ import {
   keplerObjects,
   renderKepler,
   renderKepler011,
+  renderKeplerPatchedInside,
 } from "./support/kepler-renders.js";
 import { keplerSettings, parseModelConfig } from "./support/kepler-source.js";
 import { type ModelContainer, findModelContainers, peerAddressesOf } from "./support/model-containers.js";
@@ -134,6 +135,28 @@ describe.each(KEPLER_TAGS)("Kepler %s's manifests with deploy/k8s/kepler's patch
     expect(patched.map(describeObject)).toEqual(unpatched.map(describeObject));
     // Every object stays in Kepler's namespace: the patches add none of their own.
     for (const object of patched) expect(object.metadata.namespace, describeObject(object)).toBe(unpatched[patched.indexOf(object)]!.metadata.namespace);
+  });
+
+  it("render the same when listed inside Kepler's own config/base or config/exporter kustomization", () => {
+    const patches = [...KEPLER_PATCHES];
+    for (const inside of ["base", "exporter"] as const) {
+      let base: K8sObject[] | undefined;
+      try {
+        base = renderKeplerPatchedInside(tag, patches, inside, "base");
+      } catch (error) {
+        expect(String(error), "only kustomize 2.0 fails, on Kepler's inline patchesJson6902").toMatch(/unknown field "patch"/);
+      }
+      // The documented kustomization also names the image you pushed; Kepler's own does not.
+      const documented = JSON.stringify(renders.get(key(tag, patches))).replaceAll('"registry.example.com/kepler-model:0.1.0"', '"kepler-model"');
+      if (base !== undefined) expect(base, inside).toEqual(JSON.parse(documented));
+      if (inside === "base") continue;
+      // config/exporter alone: Kepler's objects in `system`, patched.
+      const exporter = renderKeplerPatchedInside(tag, patches, inside, "exporter");
+      const { daemonSet, configMap } = keplerObjects(exporter);
+      expect(daemonSet.metadata.namespace).toBe("system");
+      expect(findModelContainers([daemonSet]).map((container) => container.services)).toEqual([["estimator"]]);
+      expect(configMap.data.MODEL_SERVER_ENABLE).toBe("true");
+    }
   });
 
   it("sidecar: Kepler's exporter keeps its command line after waiting for the socket both containers share", () => {

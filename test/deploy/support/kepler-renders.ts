@@ -2,7 +2,7 @@
 // kustomization docs/deploy.md documents for them: the very text of that block, with `<kepler>` pointing at
 // the fixture and the patch files copied beside it, as the docs tell users to do.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { REPO_ROOT } from "../../support/child-process.js";
@@ -92,6 +92,25 @@ export function renderKepler(tag: string, patches: readonly string[], kubectl = 
     }
     writeFileSync(join(dir, "kustomization.yaml"), text);
     return renderKustomization(dir, kubectl);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Renders Kepler's own `config/<rendered>` after listing `patches` in its `config/<inside>` kustomization
+ * (beside Kepler's own, empty `patchesStrategicMerge: []`), in a scratch copy of Kepler's config folders.
+ */
+export function renderKeplerPatchedInside(tag: string, patches: readonly string[], inside: "base" | "exporter", rendered: "base" | "exporter"): K8sObject[] {
+  const dir = mkdtempSync(join(tmpdir(), "kepler-config-"));
+  try {
+    cpSync(join(keplerFixture(tag), "manifests/k8s/config"), dir, { recursive: true });
+    const kustomization = join(dir, inside, "kustomization.yaml");
+    const text = readFileSync(kustomization, "utf8");
+    if (!text.includes("\npatchesStrategicMerge: []\n")) throw new Error(`${tag} config/${inside}: no empty patchesStrategicMerge`);
+    writeFileSync(kustomization, text.replace("\npatchesStrategicMerge: []\n", `\npatchesStrategicMerge:\n${patches.map((p) => `  - ${p}\n`).join("")}`));
+    for (const patch of patches) copyFileSync(join(REPO_ROOT, "deploy/k8s/kepler", patch), join(dir, inside, patch));
+    return renderKustomization(join(dir, rendered), keplerKubectl());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
