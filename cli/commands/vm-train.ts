@@ -24,30 +24,14 @@ import {
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
-
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
-const text = (flags: Flags, name: string, fallback = ""): string =>
-  typeof flags[name] === "string" ? (flags[name] as string) : fallback;
-const list = (value: string) =>
-  value
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-
-function number(flags: Flags, name: string, fallback: number): number {
-  const raw = flags[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number, got "${String(raw)}"`);
-  return value;
-}
+import { choiceFlag, type Flags, integerFlag, listFlag, numberFlag, textFlag, timeFlag } from "../flag-readers.js";
 
 async function queryPrometheus(flags: Flags, queries: Record<string, string>): Promise<VmQueryResults> {
-  const url = text(flags, "prometheus-url");
-  if (url === "") throw new UsageError("give --prometheus-url (or --input with a saved answer)");
-  const step = number(flags, "step", 5);
-  const end = flags.end === undefined ? Math.floor(Date.now() / 1000) : number(flags, "end", 0);
-  const start = flags.start === undefined ? end - number(flags, "minutes", 60) * 60 : number(flags, "start", 0);
+  const url = textFlag(flags, "prometheus-url");
+  if (url === undefined) throw new UsageError("give --prometheus-url (or --input with a saved answer)");
+  const step = numberFlag(flags, "step", { positive: true }) ?? 5;
+  const end = timeFlag(flags, "end") ?? Math.floor(Date.now() / 1000);
+  const start = timeFlag(flags, "start") ?? end - (numberFlag(flags, "minutes", { positive: true }) ?? 60) * 60;
   if (start >= end) throw new UsageError(`--start (${start}) must be before --end (${end})`);
   const client = createPrometheusClient({ baseUrl: url, timeoutMs: 60_000 });
   const results: VmQueryResults = {};
@@ -66,8 +50,12 @@ export const vmTrainCommand: Command = {
       description: "Prometheus holding the host's Kepler 0.10+ metrics and the guests' node exporter metrics.",
     },
     { name: "minutes", valueName: "N", description: "Train on the last N minutes (default 60)." },
-    { name: "start", valueName: "unix-seconds", description: "Window start (with --end), instead of --minutes." },
-    { name: "end", valueName: "unix-seconds", description: "Window end (default now)." },
+    {
+      name: "start",
+      valueName: "time",
+      description: "Window start, Unix seconds or ISO 8601 (with --end), instead of --minutes.",
+    },
+    { name: "end", valueName: "time", description: "Window end, Unix seconds or ISO 8601 (default now)." },
     {
       name: "step",
       valueName: "seconds",
@@ -122,28 +110,31 @@ export const vmTrainCommand: Command = {
     ...CLIENT_SECURITY_FLAGS,
   ],
   async run({ flags, stdout, env }) {
-    const target = text(flags, "target", "vm") as PowerTarget;
-    if (target !== "vm" && target !== "node") throw new UsageError(`--target must be vm or node, got "${target}"`);
+    const target: PowerTarget = choiceFlag(flags, "target", ["vm", "node"], "vm");
     const defaults = target === "vm" ? DEFAULT_VM_MAPPING : DEFAULT_NODE_MAPPING;
     const mapping = {
-      hostLabel: text(flags, "host-label", defaults.hostLabel),
-      guestLabel: text(flags, "guest-label", defaults.guestLabel),
+      hostLabel: textFlag(flags, "host-label") ?? defaults.hostLabel,
+      guestLabel: textFlag(flags, "guest-label") ?? defaults.guestLabel,
     };
-    const featureGroups = list(text(flags, "feature-groups", "GuestOSOnly")).map((g, i) =>
+    const groupNames = listFlag(flags, "feature-groups");
+    const featureGroups = (groupNames.length === 0 ? ["GuestOSOnly"] : groupNames).map((g, i) =>
       assertFeatureGroup(g, `--feature-groups[${i}]`),
     ) as FeatureGroupName[];
-    const trainerNames = list(text(flags, "trainers", DEFAULT_VM_TRAINERS.join(",")));
-    const outputTypes = list(text(flags, "output-types", "AbsPower")).map((type, i) => {
+    const trainers = listFlag(flags, "trainers");
+    const trainerNames = trainers.length === 0 ? [...DEFAULT_VM_TRAINERS] : trainers;
+    const types = listFlag(flags, "output-types");
+    const outputTypes = (types.length === 0 ? ["AbsPower"] : types).map((type, i) => {
       if (type !== "AbsPower" && type !== "DynPower")
         throw new UsageError(`--output-types[${i}] must be AbsPower or DynPower, got "${type}"`);
       return type;
     });
-    const pipelineName = text(flags, "pipeline", DEFAULT_VM_PIPELINE);
-    const seed = flags.seed === undefined ? 0 : Number(flags.seed);
-    const input = text(flags, "input");
+    const pipelineName = textFlag(flags, "pipeline") ?? DEFAULT_VM_PIPELINE;
+    const seed = integerFlag(flags, "seed", { min: 0 }) ?? 0;
+    const input = textFlag(flags, "input");
     const results: VmQueryResults =
-      input === "" ? await queryPrometheus(flags, vmQueries(target, mapping)) : JSON.parse(await readFile(input, "utf8"));
-    if (text(flags, "save") !== "") await writeFile(text(flags, "save"), JSON.stringify(results));
+      input === undefined ? await queryPrometheus(flags, vmQueries(target, mapping)) : JSON.parse(await readFile(input, "utf8"));
+    const save = textFlag(flags, "save");
+    if (save !== undefined) await writeFile(save, JSON.stringify(results));
 
     const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
