@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
-import { BucketReplica } from "../../services/registry/domain/bucket-replica.js";
-import { ModelStore } from "../../services/registry/domain/model-store.js";
+import { ModelCatalogue } from "../../services/registry/domain/model-catalogue.js";
+import { SharedModelStore } from "../../services/registry/domain/shared-store.js";
+import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
+import { S3ModelStorage } from "../../services/registry/storage/s3/s3-model-storage.js";
 import { buildTestArchive } from "../../test/support/model-archives.js";
 import { RADOSGW_BINARY, startRadosgw } from "../../test/support/radosgw.js";
 import { measure, ms, printTable } from "../support/measure.js";
@@ -52,13 +54,17 @@ export default async function run(): Promise<void> {
   admin.destroy();
   const settings = { endpoint: rgw.endpoint, region: "us-east-1", requestTimeoutMs: 10_000 };
   const openReplica = async (prefix: string) => {
-    const replica = new BucketReplica(new ObjectBucket(createS3Client(settings), { bucket: "bench", prefix }), quiet);
-    const store = await ModelStore.open(await scratch(), { logger: quiet, remote: replica });
-    return { replica, store };
+    const bucket = new ObjectBucket(createS3Client(settings), { bucket: "bench", prefix });
+    const replica = new SharedModelStore(new S3ModelStorage(bucket), quiet);
+    const store = await ModelCatalogue.open(await LocalFolderStorage.open(await scratch(), quiet), {
+      logger: quiet,
+      shared: replica,
+    });
+    return { bucket, replica, store };
   };
   try {
     // Publish cost: local folder (baseline) vs the shared store.
-    const local = await ModelStore.open(await scratch(), { logger: quiet });
+    const local = await ModelCatalogue.open(await LocalFolderStorage.open(await scratch(), quiet), { logger: quiet });
     const shared = await openReplica("publish");
     let n = 0;
     const localPublish = await measure(
@@ -95,12 +101,12 @@ export default async function run(): Promise<void> {
         const a = archive(filled, `grow${filled % 4}`);
         await writer.store.publish({ location: a.location, zip: a.zip });
       }
-      const keys = (await writer.replica.bucket.list()).length;
+      const keys = (await writer.bucket.list()).length;
       const fresh = await measure(
         async () => {
           const reader = await openReplica("grow");
           await reader.replica.pull(reader.store);
-          reader.replica.bucket.close();
+          reader.replica.close();
         },
         3,
         0,
@@ -108,7 +114,7 @@ export default async function run(): Promise<void> {
       const reader = await openReplica("grow");
       await reader.replica.pull(reader.store);
       const idle = await measure(() => reader.replica.pull(reader.store), 9, 1);
-      reader.replica.bucket.close();
+      reader.replica.close();
       rows.push([String(models), String(keys), ms(idle.medianMs), ms(fresh.medianMs)]);
     }
     printTable("one pull (median)", ["models", "keys", "no change ms", "fresh replica ms"], rows);
@@ -131,9 +137,9 @@ export default async function run(): Promise<void> {
           await new Promise((resolve) => setTimeout(resolve, 10));
         samples.push(performance.now() - start);
       }
-      publisher.replica.bucket.close();
+      publisher.replica.close();
       for (const t of timers) clearInterval(t);
-      for (const r of readers) r.replica.bucket.close();
+      for (const r of readers) r.replica.close();
       samples.sort((x, y) => x - y);
       propagation.push([String(replicas), ms(samples[2]!), ms(samples[4]!)]);
     }
@@ -142,8 +148,8 @@ export default async function run(): Promise<void> {
       ["replicas", "median ms", "max ms"],
       propagation,
     );
-    shared.replica.bucket.close();
-    writer.replica.bucket.close();
+    shared.replica.close();
+    writer.replica.close();
   } finally {
     await rgw.stop();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });

@@ -14,11 +14,13 @@ import { UnavailableError } from "../domain/errors.js";
 import type { S3Settings } from "./s3-settings.js";
 import { formatS3Url, keyUnder, type S3Location } from "./s3-url.js";
 
-/** An object under the prefix: its path relative to the prefix, ETag (quotes removed) and size. */
+/** An object under the prefix: its path relative to the prefix, ETag (quotes removed), size and write time. */
 export interface ObjectEntry {
   path: string;
   etag: string;
   sizeBytes: number;
+  /** When the object was last written (S3's LastModified, whole seconds), Unix seconds. */
+  modifiedTimeSeconds: number;
 }
 
 // The SDK's version is pinned and runs on Node 20; its notice about future releases is not for operators.
@@ -92,6 +94,7 @@ export class ObjectBucket {
           path: object.Key.slice(base.length),
           etag: (object.ETag ?? "").replace(/"/g, ""),
           sizeBytes: object.Size ?? 0,
+          modifiedTimeSeconds: (object.LastModified?.getTime() ?? 0) / 1000,
         });
       }
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;

@@ -2,7 +2,8 @@ import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfi
 import { modelPathKey } from "../kit/config/model-path-key.js";
 import { hostKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
-import { parseS3Url, s3ConfigSchema } from "../object-store/index.js";
+import { s3ConfigSchema } from "../object-store/index.js";
+import { checkStorageUrl } from "./storage/backends.js";
 
 const rescanIntervalKey: ConfigKey<number> = {
   type: "integer",
@@ -36,7 +37,7 @@ const modelStoreKey: ConfigKey<string> = {
   check: (value) => {
     if (value === "") return undefined;
     try {
-      parseS3Url(value, "--model-store");
+      checkStorageUrl(value, "--model-store");
       return undefined;
     } catch (error) {
       return (error as { reason?: string }).reason ?? (error as Error).message;

@@ -9,7 +9,7 @@ import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { silentLogger } from "../kit/observe/logger.js";
 import { readZip } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
-import { recoverGroup } from "./domain/atomic-publish.js";
+import { recoverGroup } from "./storage/local/atomic-publish.js";
 import { startRegistry } from "./main.js";
 import { buildTestArchive, type TestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
 

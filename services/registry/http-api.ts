@@ -7,7 +7,7 @@ import { errorKindOf, isRefusal } from "../kit/calls/error-table.js";
 import { readRequestBody } from "../kit/transport/http-request-body.js";
 import { sendHttp, sendJson } from "../kit/transport/http-response.js";
 import type { HttpRoute } from "../kit/transport/http-routes.js";
-import type { ModelStore } from "./domain/model-store.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import {
   bestModelsResponseBody,
@@ -22,7 +22,7 @@ import { modelBrowserPage } from "./model-browser.js";
 /** Largest POST /model body (Kepler's is about 400 bytes). */
 export const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
 
-async function postModel(store: ModelStore, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function postModel(store: ModelCatalogue, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const text = (await readRequestBody(request, MODEL_REQUEST_LIMIT_BYTES)).toString("utf8");
   const parsed = parseModelRequest(text);
   let selected: ReturnType<typeof selectModel>;
@@ -51,7 +51,7 @@ async function postModel(store: ModelStore, request: IncomingMessage, response: 
   });
 }
 
-function getBestModels(store: ModelStore, url: URL, response: ServerResponse): void {
+function getBestModels(store: ModelCatalogue, url: URL, response: ServerResponse): void {
   try {
     const query = parseBestModelsQuery(url.searchParams);
     const entries = listBestModels(store, query);
@@ -64,13 +64,13 @@ function getBestModels(store: ModelStore, url: URL, response: ServerResponse): v
   }
 }
 
-async function getBrowserPage(store: ModelStore, path: string, response: ServerResponse): Promise<void> {
+async function getBrowserPage(store: ModelCatalogue, path: string, response: ServerResponse): Promise<void> {
   const { contentType, body } = await modelBrowserPage(store, path);
   sendHttp(response, 200, body, { "Content-Type": contentType });
 }
 
 /** The registry's HTTP routes over its model store. */
-export function registryHttpRoutes(store: ModelStore): HttpRoute[] {
+export function registryHttpRoutes(store: ModelCatalogue): HttpRoute[] {
   return [
     { method: "POST", path: "/model", handle: (request, response) => postModel(store, request, response) },
     { method: "GET", path: "/best-models", handle: (_request, response, url) => getBestModels(store, url, response) },

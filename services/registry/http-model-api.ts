@@ -5,7 +5,7 @@ import { InvalidInputError } from "../domain/errors.js";
 import { FEATURE_GROUP_NAMES } from "../domain/feature-groups.js";
 import type { OutputTypeName } from "../models/index.js";
 import { isEmptySpec, type NodeSpec, nodeSpecFrom } from "../node-types/index.js";
-import type { ModelStore } from "./domain/model-store.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { BestModelEntry, ModelSelection, SelectModelQuery } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
@@ -112,7 +112,7 @@ export function parseModelRequest(text: string): HttpModelRequest {
  */
 export function weightResponseBody(
   model: StoredModel,
-  store: ModelStore,
+  store: ModelCatalogue,
   requestNodeType: number,
   requestHasMachineSpec = false,
 ): JsonObject {

@@ -4,9 +4,11 @@ import type { Logger } from "../kit/observe/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
-import { openBucket, parseS3Url, s3SettingsOf } from "../object-store/index.js";
-import { BucketReplica } from "./domain/bucket-replica.js";
-import { ModelStore } from "./domain/model-store.js";
+import { s3SettingsOf } from "../object-store/index.js";
+import { ModelCatalogue } from "./domain/model-catalogue.js";
+import { SharedModelStore } from "./domain/shared-store.js";
+import { openStorage } from "./storage/backends.js";
+import { LocalFolderStorage } from "./storage/local/local-folder-storage.js";
 import { registryHttpRoutes } from "./http-api.js";
 import { measureStore, observeStorePull } from "./metrics.js";
 import { createRegistryService } from "./server.js";
@@ -41,10 +43,10 @@ export async function startRegistry(
   const replica =
     config.modelStore === ""
       ? undefined
-      : new BucketReplica(await openBucket(s3SettingsOf(config), parseS3Url(config.modelStore, "--model-store")), logger);
-  const store = await ModelStore.open(config.modelPath, {
+      : new SharedModelStore(await openStorage(config.modelStore, { s3: s3SettingsOf(config) }, "--model-store"), logger);
+  const catalogue = await ModelCatalogue.open(await LocalFolderStorage.open(config.modelPath, logger), {
     logger,
-    remote: replica,
+    shared: replica,
     sourcePipelines: sourcePipelineMap(config.sourcePipelines),
     zipLimits: {
       maxEntries: config.zipMaxEntries,
@@ -53,11 +55,11 @@ export async function startRegistry(
     },
   });
   logger.info(
-    { modelPath: config.modelPath, models: store.list().length, pipelines: store.pipelines().length },
+    { modelPath: config.modelPath, models: catalogue.list().length, pipelines: catalogue.pipelines().length },
     "model folder scanned",
   );
-  const poller = replica === undefined ? undefined : await startPolling(replica, store, config.modelStorePollMs, logger);
-  measureStore(store);
+  const poller = replica === undefined ? undefined : await startPolling(replica, catalogue, config.modelStorePollMs, logger);
+  measureStore(catalogue);
   const handle = await startGrpcServer({
     serviceName: "registry",
     host: config.host,
@@ -67,11 +69,11 @@ export async function startRegistry(
     services: [
       {
         definition: RegistryServiceDefinition,
-        implementation: createRegistryService(store, { maxUploadBytes: config.maxUploadBytes }),
+        implementation: createRegistryService(catalogue, { maxUploadBytes: config.maxUploadBytes }),
       },
     ],
     http: {
-      routes: registryHttpRoutes(store),
+      routes: registryHttpRoutes(catalogue),
       headersTimeoutMs: config.httpHeadersTimeoutMs,
       requestTimeoutMs: config.httpRequestTimeoutMs,
     },
@@ -82,7 +84,7 @@ export async function startRegistry(
       ? setInterval(() => {
           if (rescanning) return;
           rescanning = true;
-          store
+          catalogue
             .rescan()
             .catch((error: unknown) => logger.warn({ err: error }, "rescan failed"))
             .finally(() => {
@@ -99,7 +101,7 @@ export async function startRegistry(
       if (timer !== undefined) clearInterval(timer);
       poller?.stop();
       // WatchModels streams run until cancelled: end them first so shutdown does not wait for them.
-      store.close();
+      catalogue.close();
       await handle.close();
     },
   };
@@ -110,8 +112,8 @@ export async function startRegistry(
  * logged and the cached models are served meanwhile; each pull retries.
  */
 async function startPolling(
-  replica: BucketReplica,
-  store: ModelStore,
+  replica: SharedModelStore,
+  catalogue: ModelCatalogue,
   intervalMs: number,
   logger: Logger,
 ): Promise<{ stop(): void }> {
@@ -119,11 +121,11 @@ async function startPolling(
   let running: Promise<void> | undefined;
   const pull = () =>
     (running ??= replica
-      .pull(store)
+      .pull(catalogue)
       .then((result) => {
         observeStorePull(replica.name, true);
         if (reachable !== true)
-          logger.info({ store: replica.name, ...result, models: store.list().length }, "model store reachable");
+          logger.info({ store: replica.name, ...result, models: catalogue.list().length }, "model store reachable");
         else if (result.published + result.removed + result.pipelineFiles > 0)
           logger.info({ store: replica.name, ...result }, "applied the model store's changes");
         reachable = true;
@@ -146,7 +148,7 @@ async function startPolling(
   return {
     stop() {
       if (timer !== undefined) clearInterval(timer);
-      replica.bucket.close();
+      replica.close();
     },
   };
 }

@@ -2,9 +2,9 @@
 // from the store at scrape time), model events (publish, import, removal) and selection failures by
 // status (the kit adds per-RPC and per-HTTP-route metrics).
 import { counter, gauge } from "../kit/observe/metrics.js";
-import type { ModelStore } from "./domain/model-store.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
 
-const stores = new Set<ModelStore>();
+const stores = new Set<ModelCatalogue>();
 
 gauge(
   "kepler_model_registry_models",
@@ -28,7 +28,7 @@ const selectionFailures = counter(
 );
 
 /** Measures a store until its hub closes. */
-export function measureStore(store: ModelStore): void {
+export function measureStore(store: ModelCatalogue): void {
   stores.add(store);
   store.events.subscribe(
     (event) => events.inc({ kind: event.kind }),

@@ -1,15 +1,13 @@
 // The model browser: read-only HTML pages on the registry's HTTP port (`/ui`), rendered on the server
-// from the same store the gRPC API reads, with no script and nothing fetched from elsewhere (works
+// from the same catalogue the gRPC API reads (report files through its storage), with no script and nothing fetched from elsewhere (works
 // offline). /ui lists the pipelines; /ui/pipeline/<name> shows its node types and specs, the best model
 // per output type and feature group, every model with MAE/MAPE per component, and the charts of the
 // pipeline's stored accuracy report (`<pipeline>/report/`, written by `kepler-model report`), which
 // /ui/pipeline/<name>/report/<file> serves.
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { componentsOf, type EnergySource } from "../domain/energy-sources.js";
 import { NotFoundError } from "../domain/errors.js";
-import { assertPathSegment, REPORT_FOLDER } from "../models/index.js";
-import type { ModelStore } from "./domain/model-store.js";
+import { type HeldOutRecord, heldOutOf, REPORT_FOLDER } from "../models/index.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import { listBestModels } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
@@ -41,7 +39,7 @@ ${body}
   };
 }
 
-function pipelinesPage(store: ModelStore): BrowserPage {
+function pipelinesPage(store: ModelCatalogue): BrowserPage {
   const rows = store.pipelines().map((pipeline) => {
     const metadata = parseObject(pipeline.metadataText);
     return `<tr class="pipeline" data-pipeline="${escape(pipeline.name)}"><td><a href="/ui/pipeline/${encodeURIComponent(pipeline.name)}">${escape(pipeline.name)}</a></td>
@@ -65,26 +63,39 @@ function parseObject(text: string | undefined): Record<string, unknown> {
   }
 }
 
+// One component's error: held-out (exact) when the model stores it, else the reference's rounded keys. A
+// component measured at 0 W throughout (core, uncore on many machines) has no error to show: MAPE -1 means no
+// positive power, and a 0 W MAE there only says 0 was predicted for 0.
+function componentError(model: StoredModel, component: string, heldOut: HeldOutRecord | undefined): string {
+  const exact = heldOut?.components.find((c) => c.component === component);
+  const mae = exact?.maeWatts ?? model.metadata[`${component}_mae`];
+  const mape = exact?.mapePercent ?? model.metadata[`${component}_mape`];
+  const noPower = typeof mape !== "number" || mape < 0;
+  if (noPower && (typeof mae !== "number" || mae === 0)) return `${escape(component)} n/a (no power measured)`;
+  return `${escape(component)} ${number(mae)} W / ${noPower ? "n/a" : `${number(mape)} %`}`;
+}
+
 function modelRow(model: StoredModel, best: boolean): string {
   const l = model.location;
-  const components = componentsOf(l.energySource as EnergySource).filter((c) => `${c}_mae` in model.metadata);
-  const errors = components
-    .map((c) => `${escape(c)} ${number(model.metadata[`${c}_mae`])} W / ${number(model.metadata[`${c}_mape`])} %`)
-    .join("<br>");
+  const heldOut = heldOutOf(model.metadata);
+  const components = componentsOf(l.energySource as EnergySource).filter(
+    (c) => `${c}_mae` in model.metadata || heldOut?.components.some((h) => h.component === c) === true,
+  );
+  const errors = components.map((c) => componentError(model, c, heldOut)).join("<br>");
   return `<tr class="model${best ? " best" : ""}" data-model="${escape(l.modelName)}" data-group="${escape(l.featureGroup)}" data-source="${escape(l.energySource)}" data-output="${l.outputType}">
 <td>${escape(l.energySource)}</td><td>${l.outputType}</td><td>${escape(l.featureGroup)}</td><td>${escape(l.modelName)}${best ? " &#9733;" : ""}</td>
 <td>${escape(model.trainerName)}</td><td class="num">${model.nodeType}</td><td class="num mae">${number(model.maeWatts)}</td><td>${errors}</td></tr>`;
 }
 
-async function reportFiles(store: ModelStore, pipelineName: string): Promise<string[]> {
+async function reportFiles(store: ModelCatalogue, pipelineName: string): Promise<string[]> {
   try {
-    return (await readdir(join(store.modelPath, pipelineName, REPORT_FOLDER))).filter((name) => /^[\w.-]+$/.test(name)).sort();
+    return (await store.listPipelineFiles(pipelineName, REPORT_FOLDER)).filter((name) => /^[\w.-]+$/.test(name));
   } catch {
     return [];
   }
 }
 
-async function pipelinePage(store: ModelStore, name: string): Promise<BrowserPage> {
+async function pipelinePage(store: ModelCatalogue, name: string): Promise<BrowserPage> {
   const pipeline = store.pipelines().find((p) => p.name === name);
   if (pipeline === undefined) throw new NotFoundError(`pipeline ${name}`);
   const models = store.list().filter((m) => m.location.pipelineName === name);
@@ -117,8 +128,8 @@ async function pipelinePage(store: ModelStore, name: string): Promise<BrowserPag
 <h2>Node types</h2>
 <table class="node-types"><thead><tr><th>node type</th><th>machine spec</th><th>machines</th></tr></thead><tbody>${nodeTypes.join("\n") || '<tr><td colspan="3">none indexed (node type 0)</td></tr>'}</tbody></table>
 <h2>Models</h2>
-<p>&#9733; marks the best model per energy source, output type and feature group (lowest MAE, as GET /best-models).</p>
-<table class="models"><thead><tr><th>source</th><th>output</th><th>feature group</th><th>model</th><th>trainer</th><th>node type</th><th>MAE (W)</th><th>MAE / MAPE per component</th></tr></thead>
+<p>&#9733; marks the best model per energy source, output type and feature group (lowest held-out MAE, as GET /best-models and selection). Errors are on each model's held-out test rows.</p>
+<table class="models"><thead><tr><th>source</th><th>output</th><th>feature group</th><th>model</th><th>trainer</th><th>node type</th><th>held-out MAE (W)</th><th>MAE / MAPE per component</th></tr></thead>
 <tbody>${models.map((m) => modelRow(m, best.has(m))).join("\n")}</tbody></table>
 <h2>Accuracy report</h2>
 ${report}
@@ -132,21 +143,16 @@ const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
 };
 
-async function reportFile(store: ModelStore, name: string, file: string): Promise<BrowserPage> {
+async function reportFile(store: ModelCatalogue, name: string, file: string): Promise<BrowserPage> {
   const type = CONTENT_TYPES[file.slice(file.lastIndexOf("."))];
   if (type === undefined || !/^[\w.-]+$/.test(file) || file.startsWith(".")) throw new NotFoundError(`report file ${file}`);
-  try {
-    return {
-      contentType: type,
-      body: await readFile(join(store.modelPath, assertPathSegment(name, "pipeline"), REPORT_FOLDER, file)),
-    };
-  } catch {
-    throw new NotFoundError(`report file ${file} of pipeline ${name}`);
-  }
+  const body = await store.readPipelineFile(name, `${REPORT_FOLDER}/${file}`).catch(() => undefined);
+  if (body === undefined) throw new NotFoundError(`report file ${file} of pipeline ${name}`);
+  return { contentType: type, body };
 }
 
 /** The page for a /ui path; NotFoundError for anything else. */
-export async function modelBrowserPage(store: ModelStore, path: string): Promise<BrowserPage> {
+export async function modelBrowserPage(store: ModelCatalogue, path: string): Promise<BrowserPage> {
   if (path === "/ui" || path === "/ui/") return pipelinesPage(store);
   let parts: string[];
   try {

@@ -10,7 +10,7 @@ import {
 import { type MachineSpec, OutputType } from "../generated/kepler/model/v1/types.js";
 import { calibrationOf, heldOutOf, type ModelLocation, type OutputTypeName } from "../models/index.js";
 import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
-import type { ModelStore } from "./domain/model-store.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
@@ -112,7 +112,7 @@ function numberOr(value: unknown, fallback: number): number {
 }
 
 /** A stored model's metadata message (metadata.json decoded, plus location, trainer and weights). */
-export function metadataToProto(model: StoredModel, store: ModelStore): ModelMetadata {
+export function metadataToProto(model: StoredModel, store: ModelCatalogue): ModelMetadata {
   const m = model.metadata;
   const components = componentsOf(model.location.energySource as EnergySource).filter((c) => `${c}_mae` in m || `${c}_mape` in m);
   const machineSpec = store.machineSpecOf(model);

@@ -10,10 +10,12 @@ import {
   type RegistryServiceImplementation,
 } from "../generated/kepler/model/v1/registry_service.js";
 import type { PipelineInfo } from "../generated/kepler/model/v1/model.js";
-import { AlreadyExistsError, exportPipeline, importPipeline } from "./domain/import-pipeline.js";
+import { exportPipeline } from "./domain/export-pipeline.js";
+import { AlreadyExistsError, importPipeline } from "./domain/import-pipeline.js";
 import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
-import type { ModelStore, PipelineSummary } from "./domain/model-store.js";
+import type { ModelCatalogue } from "./domain/model-catalogue.js";
+import type { PipelineSummary } from "./domain/pipeline-state.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import { observeExport, observeSelection, observeSelectionFailure } from "./metrics.js";
 import {
@@ -126,7 +128,7 @@ function countingFailures<T>(select: () => T): T {
 }
 
 /** The RegistryService implementation over a model store. */
-export function createRegistryService(store: ModelStore, limits: RegistryServiceLimits): RegistryServiceImplementation {
+export function createRegistryService(store: ModelCatalogue, limits: RegistryServiceLimits): RegistryServiceImplementation {
   const summaryOf = (name: string): PipelineSummary => {
     const found = store.pipelines().find((p) => p.name === name);
     if (found === undefined) throw new NotFoundError(`pipeline "${name}"`);

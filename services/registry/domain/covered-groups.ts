@@ -5,7 +5,7 @@
 // the caller can feed it.
 import { validExtraFeatureGroups, validFeatureGroups, validGuestFeatureGroups } from "../../domain/feature-groups.js";
 import type { OutputTypeName } from "../../models/index.js";
-import type { ModelStore } from "./model-store.js";
+import type { ModelCatalogue } from "./model-catalogue.js";
 import type { StoredModel } from "./stored-model.js";
 
 /** True when every feature of the model is among the available ones. */
@@ -18,7 +18,7 @@ export function modelCoveredBy(model: StoredModel, available: ReadonlySet<string
  * groups, then ThirdParty when one of its models is covered.
  */
 export function coveredFeatureGroups(
-  store: ModelStore,
+  store: ModelCatalogue,
   where: { pipelineName: string; energySource: string; outputType: OutputTypeName },
   available: readonly string[],
 ): string[] {

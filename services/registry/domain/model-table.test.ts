@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { buildTestArchive, type TestModelSpec } from "../../../test/support/model-archives.js";
-import { ModelStore } from "./model-store.js";
+import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
+import { ModelCatalogue } from "./model-catalogue.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 let dir: string;
@@ -34,7 +35,7 @@ function spec(featureGroup: string, trainerName: string, maeWatts: number): Test
 }
 
 it("writes one row per model, sorted by feature group then MAE, and follows removals", async () => {
-  const store = await ModelStore.open(dir, { logger: quiet });
+  const store = await ModelCatalogue.open(await LocalFolderStorage.open(dir, quiet), { logger: quiet });
   for (const model of [
     spec("CounterOnly", "SGDRegressorTrainer", 7.5),
     spec("BPFOnly", "SGDRegressorTrainer", 4),

@@ -3,7 +3,7 @@
 import { FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
 import { listText } from "../../domain/list-text.js";
 import type { OutputTypeName } from "../../models/index.js";
-import type { ModelStore } from "./model-store.js";
+import type { ModelCatalogue } from "./model-catalogue.js";
 import type { StoredModel } from "./stored-model.js";
 
 /** `pipeline "a"` or `pipelines "a", "b"`, for messages. */
@@ -23,7 +23,7 @@ export interface FailedSelection {
 
 /** Explains why no model was selected (see the file comment). */
 export function noModelError(
-  store: ModelStore,
+  store: ModelCatalogue,
   query: FailedSelection,
   source: string,
   pipelineNames: readonly string[],

@@ -11,7 +11,7 @@ import type { NodeSpec, NodeTypeIndex } from "../../node-types/index.js";
 import { chooseNodeType, type NodeTypeChoice, type NodeTypeMatchInfo, type SearchedPipeline } from "./choose-node-type.js";
 import { coveredFeatureGroups, coveredModels } from "./covered-groups.js";
 import { type ModelFilter, parseModelFilter, passesModelFilter } from "./model-filter.js";
-import type { ModelStore } from "./model-store.js";
+import type { ModelCatalogue } from "./model-catalogue.js";
 import { describePipelines, noModelError } from "./no-model-error.js";
 import type { StoredModel } from "./stored-model.js";
 
@@ -102,7 +102,7 @@ function pickInGroup(models: readonly StoredModel[], context: GroupContext): Gro
  * The pipelines a request searches: the one it names, else the one pinned for the source, else every
  * pipeline holding models of the source (so training another pipeline never hides a better model).
  */
-export function pipelinesToSearch(store: ModelStore, pipelineName: string | undefined, energySource: string): string[] {
+export function pipelinesToSearch(store: ModelCatalogue, pipelineName: string | undefined, energySource: string): string[] {
   return pipelineName !== undefined && pipelineName !== "" ? [pipelineName] : store.pipelinesToSearch(energySource);
 }
 
@@ -117,7 +117,7 @@ function isBetter(pick: GroupPick, best: GroupPick | undefined): boolean {
 }
 
 function searchedPipelines(
-  store: ModelStore,
+  store: ModelCatalogue,
   names: readonly string[],
   source: string,
   outputTypes: readonly OutputTypeName[],
@@ -154,7 +154,7 @@ function contextFor(
 }
 
 /** POST /model: the best model for the request, and why. */
-export function selectModel(store: ModelStore, query: SelectModelQuery): { model: StoredModel; selection: ModelSelection } {
+export function selectModel(store: ModelCatalogue, query: SelectModelQuery): { model: StoredModel; selection: ModelSelection } {
   if (query.featureNames.length === 0) throw new InvalidInputError("feature_names", "list the features the caller can provide");
   const source = normalizeRequestedSource(query.energySource);
   const filter = parseModelFilter(query.filter ?? "");
@@ -223,7 +223,7 @@ export interface BestModelEntry {
  * false); a machine spec chooses the node type as selectModel does, and models of that node type win.
  */
 export function listBestModels(
-  store: ModelStore,
+  store: ModelCatalogue,
   query: {
     energySource?: string;
     outputType?: OutputTypeName;

@@ -35,7 +35,6 @@ export interface StoredModel {
   /** weight.json text, when the model has weights in Kepler's shape: the component map only (no model_name). */
   weightJson?: string;
   format: ModelFormat;
-  zipPath: string;
   zipSizeBytes: number;
   /** When the zip was written (its mtime), Unix seconds. */
   publishedTimeSeconds: number;
@@ -91,7 +90,7 @@ function unservableReason(metadata: Record<string, unknown>, entries: readonly Z
 export function describeStoredModel(
   location: ModelLocation,
   entries: readonly ZipEntry[],
-  file: { zipPath: string; zipSizeBytes: number; publishedTimeSeconds: number; externalWeightJson?: string },
+  file: { zipSizeBytes: number; publishedTimeSeconds: number; externalWeightJson?: string },
 ): StoredModel {
   const name = `${location.modelName}.zip`;
   const parsedName = parseModelName(location.modelName);
@@ -147,7 +146,6 @@ export function describeStoredModel(
     features,
     maeWatts: typeof mae === "number" && Number.isFinite(mae) ? mae : undefined,
     format,
-    zipPath: file.zipPath,
     zipSizeBytes: file.zipSizeBytes,
     publishedTimeSeconds: file.publishedTimeSeconds,
   };

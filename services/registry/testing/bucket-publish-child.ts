@@ -5,8 +5,10 @@
 import { readFile } from "node:fs/promises";
 import { createS3Client, ObjectBucket } from "../../object-store/object-bucket.js";
 import { parseS3Url } from "../../object-store/index.js";
-import { BucketReplica } from "../domain/bucket-replica.js";
-import { ModelStore } from "../domain/model-store.js";
+import { ModelCatalogue } from "../domain/model-catalogue.js";
+import { SharedModelStore } from "../domain/shared-store.js";
+import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
+import { S3ModelStorage } from "../storage/s3/s3-model-storage.js";
 
 const [modelPath, storeUrl, endpoint, locationPath, zipPath, stopAt] = process.argv.slice(2) as string[];
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -14,7 +16,10 @@ const bucket = new ObjectBucket(
   createS3Client({ endpoint: endpoint as string, region: "us-east-1", requestTimeoutMs: 5000 }),
   parseS3Url(storeUrl as string, "store"),
 );
-const store = await ModelStore.open(modelPath as string, { logger: quiet, remote: new BucketReplica(bucket, quiet) });
+const store = await ModelCatalogue.open(await LocalFolderStorage.open(modelPath as string, quiet), {
+  logger: quiet,
+  shared: new SharedModelStore(new S3ModelStorage(bucket), quiet),
+});
 const location = JSON.parse(await readFile(locationPath as string, "utf8"));
 await store.publish(
   { location, zip: await readFile(zipPath as string) },

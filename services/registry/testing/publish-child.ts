@@ -4,13 +4,14 @@
 // With "loop" it prints "ready" once the store is open, then publishes zip-a and zip-b alternately
 // forever, printing "published <n>" after each.
 import { readFile } from "node:fs/promises";
-import { ModelStore } from "../domain/model-store.js";
+import { ModelCatalogue } from "../domain/model-catalogue.js";
+import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
 
 const [modelPath, locationPath, zipA, ...rest] = process.argv.slice(2);
 const mode = rest[rest.length - 1] as string;
 const zipB = rest.length > 1 ? rest[0] : undefined;
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const store = await ModelStore.open(modelPath as string, { logger: quiet });
+const store = await ModelCatalogue.open(await LocalFolderStorage.open(modelPath as string, quiet), { logger: quiet });
 const location = JSON.parse(await readFile(locationPath as string, "utf8"));
 const archives = [await readFile(zipA as string), ...(zipB === undefined ? [] : [await readFile(zipB)])];
 

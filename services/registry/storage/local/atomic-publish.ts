@@ -12,19 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { ZipEntry } from "../../models/index.js";
-
-/** Steps a publish goes through, reported to `onStep` (tests stop a publishing process at each). */
-export type PublishStep = "staged" | "committed" | "replacing" | "done";
-
-/** What to write for one model. */
-export interface ModelFiles {
-  zip: Uint8Array;
-  /** The weight sibling `<model>.json`; undefined removes a stale one. */
-  weightJson?: string;
-  /** The unpacked folder's files (the zip's entries plus weight.json). */
-  folderEntries: readonly ZipEntry[];
-}
+import type { ModelFiles, WriteStep } from "../model-storage.js";
 
 const COMMITTED = "COMMITTED";
 const STAGED_ZIP = "model.zip";
@@ -89,7 +77,7 @@ export async function writeModelFiles(
   groupPath: string,
   modelName: string,
   files: ModelFiles,
-  onStep: (step: PublishStep) => void | Promise<void> = () => {},
+  onStep: (step: WriteStep) => void | Promise<void> = () => {},
 ): Promise<void> {
   // The group folder is created when missing (mkdtemp finds it so), not checked before every publish.
   const prefix = join(groupPath, `.${modelName}.publish-`);
@@ -130,7 +118,7 @@ async function applyStaged(
   modelName: string,
   staging: string,
   weights: boolean,
-  onStep: (step: PublishStep) => void | Promise<void>,
+  onStep: (step: WriteStep) => void | Promise<void>,
 ): Promise<void> {
   const target = join(groupPath, modelName);
   const previous = join(groupPath, `.${modelName}.old-${staging.slice(staging.lastIndexOf("-") + 1)}`);

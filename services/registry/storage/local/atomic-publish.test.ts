@@ -5,9 +5,10 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestArchive } from "../testing/model-archives.js";
+import { buildTestArchive } from "../../../../test/support/model-archives.js";
+import { ModelCatalogue } from "../../domain/model-catalogue.js";
 import { recoverGroup, writeModelFiles } from "./atomic-publish.js";
-import { ModelStore } from "./model-store.js";
+import { LocalFolderStorage } from "./local-folder-storage.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -148,7 +149,7 @@ it("the registry's store opens over an empty COMMITTED marker (it used to exit 1
     maeWatts: 3,
     model: { kind: "linear", components: [{ intercept: 1, coefficients: [2] }] },
   });
-  const first = await ModelStore.open(dir, { logger: quiet });
+  const first = await ModelCatalogue.open(await LocalFolderStorage.open(dir, quiet), { logger: quiet });
   await first.publish({ location: archive.location, zip: archive.zip });
   first.close();
   const group = join(dir, "std/acpi/AbsPower/BPFOnly");
@@ -156,9 +157,8 @@ it("the registry's store opens over an empty COMMITTED marker (it used to exit 1
   await mkdir(join(staging, "folder"), { recursive: true });
   await writeFile(join(staging, "model.zip"), archive.zip);
   await writeFile(join(staging, "COMMITTED"), "");
-  const store = await ModelStore.open(dir, {
-    logger: { ...quiet, warn: (fields: { action?: string }) => warnings.push(fields.action ?? "") },
-  });
+  const logger = { ...quiet, warn: (fields: { action?: string }) => warnings.push(fields.action ?? "") };
+  const store = await ModelCatalogue.open(await LocalFolderStorage.open(dir, logger), { logger });
   expect(store.list().map((m) => m.location.modelName)).toEqual(["SGDRegressorTrainer_0"]);
   expect(warnings).toEqual([
     "discarded the publish of SGDRegressorTrainer_0 whose COMMITTED marker is unreadable (empty); nothing had been applied",

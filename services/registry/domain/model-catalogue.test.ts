@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { publishModelArchive, readZip } from "../../models/index.js";
-import { buildTestArchive } from "../testing/model-archives.js";
+import { buildTestArchive } from "../../../test/support/model-archives.js";
 import type { ModelEvent } from "./model-events.js";
-import { ModelStore } from "./model-store.js";
+import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
+import { ModelCatalogue } from "./model-catalogue.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 let dir: string;
@@ -19,7 +20,7 @@ afterEach(async () => {
 });
 
 it("a rescan announces models other writers published, changed or removed", async () => {
-  const store = await ModelStore.open(dir, { logger: quiet });
+  const store = await ModelCatalogue.open(await LocalFolderStorage.open(dir, quiet), { logger: quiet });
   const events: ModelEvent[] = [];
   store.events.subscribe((event) => events.push(event));
   const spec = {

@@ -1,0 +1,60 @@
+// Reads a bucket listing in the kepler-model-db layout: models (a zip, maybe a weight sibling) and
+// pipeline files (top-level files and the files of one folder below, e.g. profile/, report/).
+import { energySourceOfLabel } from "../../../domain/energy-sources.js";
+import type { ModelLocation, OutputTypeName } from "../../../models/index.js";
+import type { ObjectEntry } from "../../../object-store/index.js";
+import { isModelTable, isSafeRelativePath, OUTPUT_TYPE_NAMES } from "../model-layout.js";
+import type { ListedModel, ListedPipelineFile, StorageListing } from "../model-storage.js";
+
+interface BucketModel {
+  location: ModelLocation;
+  zip?: ObjectEntry;
+  sibling?: ObjectEntry;
+}
+
+/** The models and pipeline files of a listing (see the file comment); objects outside the layout are left out. */
+export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
+  const models = new Map<string, BucketModel>();
+  const pipelineFiles: ListedPipelineFile[] = [];
+  for (const entry of entries) {
+    if (!isSafeRelativePath(entry.path)) continue;
+    const parts = entry.path.split("/");
+    const pipelineName = parts[0] as string;
+    const energySource = parts.length > 1 ? energySourceOfLabel(parts[1] as string) : undefined;
+    if (energySource === undefined) {
+      if ((parts.length === 2 && !isModelTable(entry.path)) || parts.length === 3)
+        pipelineFiles.push({ pipelineName, path: parts.slice(1).join("/"), signature: entry.etag });
+      continue;
+    }
+    // Models sit under the canonical source name (an alias folder such as intel_rapl/ is not read).
+    if (parts[1] !== energySource || parts.length !== 5 || !OUTPUT_TYPE_NAMES.includes(parts[2] as OutputTypeName)) continue;
+    const file = parts[4] as string;
+    const kind = file.endsWith(".zip") ? "zip" : file.endsWith(".json") ? "sibling" : undefined;
+    if (kind === undefined) continue;
+    const modelPath = entry.path.slice(0, entry.path.lastIndexOf("."));
+    const model = models.get(modelPath) ?? {
+      location: {
+        pipelineName,
+        energySource,
+        outputType: parts[2] as OutputTypeName,
+        featureGroup: parts[3] as string,
+        modelName: file.slice(0, file.lastIndexOf(".")),
+      },
+    };
+    model[kind] = entry;
+    models.set(modelPath, model);
+  }
+  const listed: ListedModel[] = [];
+  for (const model of models.values()) {
+    if (model.zip === undefined) continue;
+    listed.push({
+      location: model.location,
+      signature: `${model.zip.etag}:${model.sibling?.etag ?? "-"}`,
+      modifiedTimeSeconds: model.zip.modifiedTimeSeconds,
+    });
+  }
+  const pipelineNames = [
+    ...new Set([...listed.map((m) => m.location.pipelineName), ...pipelineFiles.map((f) => f.pipelineName)]),
+  ];
+  return { pipelineNames: pipelineNames.sort(), models: listed, pipelineFiles };
+}
