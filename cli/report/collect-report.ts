@@ -1,7 +1,8 @@
 // What an accuracy report shows, gathered from a pipeline folder and a recording: every AbsPower model
-// applied to the recording (the same extraction, predictor and wasm-core errors as `kepler-model
-// evaluate`, so the numbers agree), each trainer's best model's predictions over time, and the pipeline's
-// data summary (node types, window, rows, valid groups, isolator, idle power).
+// applied to the recording's held-out rows (the same extraction, row choice, predictor and wasm-core errors
+// as `kepler-model evaluate`, so the numbers agree; in-sample only when asked), each trainer's best model's
+// predictions over time with their prediction intervals, and the pipeline's data summary (node types,
+// window, rows, valid groups, isolator, idle power).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type DataTable, findColumn, getColumn } from "../../services/domain/data-table.js";
@@ -15,9 +16,11 @@ import {
   predictTable,
 } from "../../services/estimator/domain/evaluate-predictor.js";
 import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
+import { rowsToScore, type ScoredRowsKind } from "../../services/estimator/domain/scored-rows.js";
+import { calibrationOf } from "../../services/models/index.js";
 import { summarizeResponse } from "../../services/extractor/domain/summarize-response.js";
 import type { ModelFolderEntry } from "../../services/models/list-model-folders.js";
-import { vectorStats } from "../../wasm-core/src/index.js";
+import { conformalHalfWidth, countCovered, predictionBounds, vectorStats } from "../../wasm-core/src/index.js";
 import { type Extractor, evaluationTable } from "../commands/evaluate.js";
 
 /** One model's errors on the recording. */
@@ -27,11 +30,26 @@ export interface ReportModel {
   readonly trainer: string;
   readonly modelName: string;
   readonly rowCount: number;
+  /** Which rows were scored (see `kepler-model evaluate`). */
+  readonly scoredRows: ScoredRowsKind;
   /** The largest component MAE (the reference's score), watts. */
   readonly maeWatts: number;
+  /** metadata.json `held_out.mae`, the error the registry's selection compares; null when not stored. */
+  readonly storedHeldOutMaeWatts: number | null;
   readonly components: readonly ComponentError[];
-  /** The lowest MAE of its source: the model selection would serve. */
+  /** The lowest MAE of its source on the scored rows (held-out by default: the model the registry selects). */
   readonly chosen: boolean;
+}
+
+/** One component's prediction intervals on the scored rows (split conformal, the model's stored residuals). */
+export interface ComponentIntervals {
+  readonly lowerWatts: Float64Array;
+  readonly upperWatts: Float64Array;
+  readonly halfWidthWatts: number;
+  /** Scored rows whose measured power lies inside its interval. */
+  readonly coveredRows: number;
+  /** Number of calibration residuals the half width comes from. */
+  readonly calibrationRows: number;
 }
 
 /** A trainer's best model on the recording, with what it predicted. */
@@ -42,6 +60,8 @@ export interface TrainerSeries {
   readonly predictions: readonly ComponentPredictions[];
   /** The group's main feature per component (residual against load), or undefined when it has none. */
   readonly mainFeature: ReadonlyMap<string, { name: string; values: Float64Array }>;
+  /** Prediction intervals per component at the report's level; empty when the model stores no calibration. */
+  readonly intervals: ReadonlyMap<string, ComponentIntervals>;
 }
 
 export interface SourceReport {
@@ -56,6 +76,8 @@ export interface SourceReport {
 
 export interface ReportData {
   readonly pipelineName: string;
+  /** Nominal coverage of the plotted prediction intervals. */
+  readonly intervalLevel: number;
   readonly input: string;
   readonly metadata: Record<string, unknown>;
   readonly nodeTypes: ReadonlyArray<{ nodeType: string; spec: unknown; members: unknown }>;
@@ -75,6 +97,24 @@ async function readJson(path: string): Promise<unknown> {
 }
 
 const trainerOf = (modelName: string) => modelName.replace(/_\d+$/, "");
+
+// Each calibrated component's interval bounds at `level` around the predictions, and how many rows they cover.
+function intervalsOf(
+  predictions: readonly ComponentPredictions[],
+  residuals: ReadonlyMap<string, Float64Array> | undefined,
+  level: number,
+): Map<string, ComponentIntervals> {
+  const intervals = new Map<string, ComponentIntervals>();
+  for (const { component, measured, predicted } of predictions) {
+    const sorted = residuals?.get(component);
+    if (sorted === undefined) continue;
+    const halfWidthWatts = conformalHalfWidth(sorted, level);
+    const { lowerWatts, upperWatts } = predictionBounds(predicted, halfWidthWatts);
+    const coveredRows = countCovered(measured, lowerWatts, upperWatts);
+    intervals.set(component, { lowerWatts, upperWatts, halfWidthWatts, coveredRows, calibrationRows: sorted.length });
+  }
+  return intervals;
+}
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Gathers the report of `models` (a pipeline's AbsPower model folders) on `response`. */
@@ -84,8 +124,16 @@ export async function collectReport(
   input: string,
   response: PrometheusResponse,
   models: readonly ModelFolderEntry[],
-  options: { extractor: Extractor; onModel?: (model: ModelFolderEntry, index: number) => void },
+  options: {
+    extractor: Extractor;
+    /** Score every row (labelled in-sample) instead of the held-out rows. */
+    inSample?: boolean;
+    /** Nominal coverage of the intervals; default 0.9. */
+    intervalLevel?: number;
+    onModel?: (model: ModelFolderEntry, index: number) => void;
+  },
 ): Promise<ReportData> {
+  const intervalLevel = options.intervalLevel ?? 0.9;
   const pipelinePath = join(modelPath, pipelineName);
   const metadata = ((await readJson(join(pipelinePath, "metadata.json"))) ?? {}) as Record<string, unknown>;
   const index = (await readJson(join(pipelinePath, "node_type_index.json"))) as
@@ -97,7 +145,12 @@ export async function collectReport(
   }));
 
   const tables = new Map<string, Promise<DataTable>>();
-  const evaluated: Array<{ model: ReportModel; table: DataTable; predictions: ComponentPredictions[] }> = [];
+  const evaluated: Array<{
+    model: ReportModel;
+    table: DataTable;
+    predictions: ComponentPredictions[];
+    residuals: ReadonlyMap<string, Float64Array> | undefined;
+  }> = [];
   const skipped: Array<{ modelName: string; where: string; reason: string }> = [];
   for (const [position, entry] of models.entries()) {
     options.onModel?.(entry, position);
@@ -109,7 +162,8 @@ export async function collectReport(
       if (!tables.has(key)) tables.set(key, evaluationTable(response, group, { extractor: options.extractor, isolator: "min" }));
       const table = await tables.get(key)!;
       const loaded = await loadModelFolder(entry.folderPath, energySource);
-      const predictions = predictTable(loaded.predictor, table, loaded.features);
+      const scored = rowsToScore(table, loaded.metadata, options.inSample === true);
+      const predictions = predictTable(loaded.predictor, scored.table, loaded.features);
       if (predictions.length === 0) throw new Error("the recording measures none of the model's components");
       const components = predictions.map(componentError);
       evaluated.push({
@@ -118,13 +172,16 @@ export async function collectReport(
           featureGroup: entry.featureGroup,
           trainer: trainerOf(entry.modelName),
           modelName: entry.modelName,
-          rowCount: table.rowCount,
+          rowCount: scored.table.rowCount,
+          scoredRows: scored.kind,
           maeWatts: Math.max(...components.map((c) => c.maeWatts)),
+          storedHeldOutMaeWatts: scored.stored?.maeWatts ?? null,
           components,
           chosen: false,
         },
-        table,
+        table: scored.table,
         predictions,
+        residuals: calibrationOf(loaded.metadata),
       });
     } catch (error) {
       skipped.push({ modelName: entry.modelName, where, reason: message(error) });
@@ -154,6 +211,7 @@ export async function collectReport(
         timestamps: e.table.timestamps,
         predictions: e.predictions,
         mainFeature,
+        intervals: intervalsOf(e.predictions, e.residuals, intervalLevel),
       });
     }
     const profile = (await readJson(join(pipelinePath, "profile", `${energySource}.json`))) as
@@ -172,6 +230,7 @@ export async function collectReport(
   const summary = summarizeResponse(response);
   return {
     pipelineName,
+    intervalLevel,
     input,
     metadata,
     nodeTypes,

@@ -51,13 +51,76 @@ function powerSpec(source: SourceReport): TopLevelSpec {
     spec: {
       width: WIDTH,
       height: ROW_HEIGHT,
-      mark: { type: "line", strokeWidth: 1.2 },
+      // Held-out rows are a sample of the recording: points mark the rows, the line only guides the eye.
+      mark: { type: "line", strokeWidth: 1.2, point: { size: 12 } },
       encoding: {
         x: { field: "time", type: "temporal", title: "time (UTC)", axis: { format: "%H:%M" } },
         y: { field: "watts", type: "quantitative", title: "W" },
         color: { field: "series", type: "nominal", title: null, sort: [MEASURED] },
         strokeDash: { condition: { test: `datum.series === '${MEASURED}'`, value: [4, 2] }, value: [1, 0] },
       },
+    },
+  } as TopLevelSpec;
+}
+
+/**
+ * The chosen model's prediction intervals over the scored rows, one row per calibrated component: the band
+ * from lower to upper bound, the prediction, and the measured power as points (inside or outside the band).
+ */
+function intervalSpec(source: SourceReport, level: number): TopLevelSpec | undefined {
+  const chosen = source.series[0];
+  if (chosen === undefined || chosen.intervals.size === 0) return undefined;
+  const values: Array<Record<string, unknown>> = [];
+  for (const { component, measured, predicted } of chosen.predictions) {
+    const interval = chosen.intervals.get(component);
+    if (interval === undefined) continue;
+    const title = `${component} (±${interval.halfWidthWatts.toFixed(2)} W, ${interval.coveredRows} of ${measured.length} rows inside)`;
+    chosen.timestamps.forEach((t, i) => {
+      const inside = measured[i]! >= interval.lowerWatts[i]! && measured[i]! <= interval.upperWatts[i]!;
+      values.push({
+        time: t * 1000,
+        component: title,
+        lower: interval.lowerWatts[i],
+        upper: interval.upperWatts[i],
+        predicted: predicted[i],
+        measured: measured[i],
+        where: inside ? "measured, inside" : "measured, outside",
+      });
+    });
+  }
+  const x = { field: "time", type: "temporal", title: "time (UTC)", axis: { format: "%H:%M" } } as const;
+  return {
+    ...base,
+    title: `${source.energySource}: ${Math.round(level * 100)} % prediction intervals of ${label(chosen.model)} (split conformal)`,
+    data: { values },
+    facet: { row: { field: "component", type: "nominal", title: null, header: { labelAngle: 0, labelAlign: "left" } } },
+    resolve: { scale: { y: "independent" } },
+    spec: {
+      width: WIDTH,
+      height: ROW_HEIGHT,
+      layer: [
+        {
+          mark: { type: "area", opacity: 0.25, color: "#4c78a8" },
+          encoding: { x, y: { field: "lower", type: "quantitative", title: "W" }, y2: { field: "upper" } },
+        },
+        {
+          mark: { type: "line", strokeWidth: 1.2, color: "#4c78a8" },
+          encoding: { x, y: { field: "predicted", type: "quantitative" } },
+        },
+        {
+          mark: { type: "point", filled: true, size: 18 },
+          encoding: {
+            x,
+            y: { field: "measured", type: "quantitative" },
+            color: {
+              field: "where",
+              type: "nominal",
+              title: null,
+              scale: { domain: ["measured, inside", "measured, outside"], range: ["#222222", "#e45756"] },
+            },
+          },
+        },
+      ],
     },
   } as TopLevelSpec;
 }
@@ -172,14 +235,18 @@ async function render(name: string, title: string, spec: TopLevelSpec): Promise<
   }
 }
 
-/** Every chart of one source, rendered. */
-export async function renderSourceCharts(source: SourceReport): Promise<RenderedChart[]> {
+/** Every chart of one source, rendered; the interval chart when the chosen model stores calibration residuals. */
+export async function renderSourceCharts(source: SourceReport, intervalLevel = 0.9): Promise<RenderedChart[]> {
   const errors = residuals(source);
   const s = source.energySource;
-  return [
+  const charts = [
     await render(`power-${s}`, `${s}: predicted vs measured power`, powerSpec(source)),
     await render(`mae-${s}`, `${s}: MAE per trainer and component`, errorSpec(source)),
     await render(`residual-${s}`, `${s}: error against load`, residualSpec(source, errors)),
     await render(`distribution-${s}`, `${s}: error distribution`, distributionSpec(source, errors)),
   ];
+  const intervals = intervalSpec(source, intervalLevel);
+  if (intervals !== undefined)
+    charts.push(await render(`intervals-${s}`, `${s}: prediction intervals of the chosen model`, intervals));
+  return charts;
 }

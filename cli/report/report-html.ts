@@ -1,6 +1,7 @@
 // The report as one self-contained HTML file: the charts inlined as SVG (nothing fetched at view time),
-// the data summary, and every model's MAE/MAPE per component with the chosen model marked.
-import type { ReportData, ReportModel } from "./collect-report.js";
+// the data summary, every model's MAE/MAPE per component on the scored rows with the chosen model marked,
+// and the chosen model's prediction intervals.
+import type { ReportData, ReportModel, SourceReport } from "./collect-report.js";
 import type { RenderedChart } from "./report-charts.js";
 
 const escape = (text: string) =>
@@ -20,11 +21,36 @@ function modelRows(models: readonly ReportModel[]): string {
           i,
         ) => `<tr class="model${model.chosen ? " chosen" : ""}" data-model="${escape(model.modelName)}" data-group="${escape(model.featureGroup)}">
 <td>${i === 0 ? escape(model.featureGroup) : ""}</td><td>${i === 0 ? `${escape(model.modelName)}${model.chosen ? " &#9733;" : ""}` : ""}</td>
-<td>${escape(c.component)}</td><td class="num">${model.rowCount}</td><td class="num mae">${formatWatts(c.maeWatts)}</td>
+<td>${escape(c.component)}</td><td class="num">${model.rowCount} ${model.scoredRows}</td><td class="num mae">${formatWatts(c.maeWatts)}</td>
 <td class="num">${formatPercent(c.mapePercent)}</td><td class="num">${formatWatts(c.maxErrorWatts)}</td></tr>`,
       ),
     )
     .join("\n");
+}
+
+const SCORED: Record<ReportModel["scoredRows"], string> = {
+  "held-out": "each model's held-out test rows of this recording (stored with the model, never used to fit it)",
+  "other-recording": "every row of a recording the models were not trained on",
+  "in-sample": "every row of the recording, training rows included (in-sample: optimistic)",
+};
+
+// The chosen model's intervals per component: half width, rows inside, and what that coverage means.
+function intervalTable(source: SourceReport, level: number): string {
+  const chosen = source.series[0];
+  if (chosen === undefined || chosen.intervals.size === 0)
+    return `<p>No prediction intervals: the chosen model stores no calibration residuals.</p>`;
+  const rows = [...chosen.intervals].map(
+    ([component, i]) =>
+      `<tr><td>${escape(component)}</td><td class="num">${formatWatts(i.halfWidthWatts)}</td><td class="num">${i.calibrationRows}</td><td class="num">${i.coveredRows} of ${i.lowerWatts.length}</td></tr>`,
+  );
+  const note =
+    chosen.model.scoredRows === "other-recording"
+      ? "rows the calibration never saw"
+      : "the calibration's own rows (held-out) or training rows (in-sample), so not an honest coverage estimate: see <code>npm run bench -- intervals</code>";
+  return `<p>${Math.round(level * 100)} % prediction intervals of ${escape(chosen.model.modelName)} (split conformal from its held-out residuals); coverage here is on ${note}.</p>
+<table class="intervals"><thead><tr><th>component</th><th>half width (W)</th><th>calibration rows</th><th>measured inside</th></tr></thead><tbody>
+${rows.join("\n")}
+</tbody></table>`;
 }
 
 function summary(data: ReportData): string {
@@ -50,7 +76,11 @@ function summary(data: ReportData): string {
       `${source.energySource} idle power`,
       source.idle.map((idle) => `${idle.component} ${formatWatts(idle.watts)} W (${idle.from})`).join(", "),
     ]);
-    rows.push([`${source.energySource} rows`, String(source.models[0]?.rowCount ?? 0)]);
+    const first = source.models[0];
+    rows.push([
+      `${source.energySource} rows scored`,
+      first === undefined ? "0" : `${first.rowCount}: ${SCORED[first.scoredRows]}`,
+    ]);
   }
   return `<table class="summary">${rows.map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`).join("\n")}</table>`;
 }
@@ -63,11 +93,12 @@ export function renderReportHtml(data: ReportData, charts: readonly RenderedChar
       const chosen = source.models.find((model) => model.chosen);
       return `<section class="source" id="source-${escape(source.energySource)}">
 <h2>${escape(source.energySource)}</h2>
-<p>Chosen model (lowest MAE on this recording): <b>${escape(chosen?.featureGroup ?? "")}/${escape(chosen?.modelName ?? "")}</b>, MAE ${formatWatts(chosen?.maeWatts ?? Number.NaN)} W.</p>
+<p>Chosen model (lowest ${escape(chosen?.scoredRows ?? "")} MAE${chosen?.scoredRows === "held-out" ? ", the error the registry's selection compares" : ""}): <b>${escape(chosen?.featureGroup ?? "")}/${escape(chosen?.modelName ?? "")}</b>, MAE ${formatWatts(chosen?.maeWatts ?? Number.NaN)} W.</p>
 <table class="models"><thead><tr><th>feature group</th><th>model</th><th>component</th><th>rows</th><th>MAE (W)</th><th>MAPE (%)</th><th>max error (W)</th></tr></thead>
 <tbody>
 ${modelRows(source.models)}
 </tbody></table>
+${intervalTable(source, data.intervalLevel)}
 ${own.map((chart) => `<figure class="chart" id="chart-${escape(chart.name)}"><figcaption>${escape(chart.title)}</figcaption>\n${chart.svg}\n</figure>`).join("\n")}
 </section>`;
     })
@@ -86,7 +117,7 @@ figure { margin: 1.5em 0; } figcaption { font-weight: bold; margin-bottom: 0.4em
 </style></head>
 <body>
 <h1>Accuracy report: ${escape(data.pipelineName)}</h1>
-<p>Every AbsPower model of the pipeline applied to the recording (the numbers <code>kepler-model evaluate</code> prints); the charts show each trainer's best model.</p>
+<p>Every AbsPower model of the pipeline applied to the recording (the numbers <code>kepler-model evaluate</code> prints), scored on ${escape(SCORED[data.sources[0]?.models[0]?.scoredRows ?? "held-out"])}; the charts show each trainer's best model.</p>
 ${summary(data)}
 ${sections}
 ${skipped}

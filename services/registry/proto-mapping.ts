@@ -125,7 +125,7 @@ export function metadataToProto(model: StoredModel, store: ModelCatalogue): Mode
     features: model.features,
     feFiles: Array.isArray(m.fe_files) ? m.fe_files.map(String) : [],
     outputType: outputTypeToProto(model.location.outputType),
-    maeWatts: model.maeWatts ?? 0,
+    maeWatts: numberOr(m.mae, model.maeWatts ?? 0),
     mapePercent: numberOr(m.mape, 0),
     componentMetrics: components.map((component) => ({
       component,

@@ -154,8 +154,14 @@ describe("TrainerService", () => {
         "core_mape",
         "uncore_mape",
         "dram_mape",
+        "held_out",
+        "calibration",
         "format_version",
       ]);
+      // The golden split's 37 test rows, the served predictions' errors and residuals on them.
+      expect(metadata.held_out.row_count).toBe(37);
+      expect(metadata.held_out.timestamps).toHaveLength(37);
+      expect(metadata.calibration.abs_residuals.package).toHaveLength(37);
       // Golden: package mae 7.9338 / mape 9.7561, dram 1.6049 / 3.5233; mape is the max, not dram's.
       expect(metadata).toMatchObject({
         model_name: "LinearRegressionTrainer_0",

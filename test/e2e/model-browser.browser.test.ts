@@ -93,9 +93,9 @@ describe.runIf(available)("model browser and report in a real browser (chromium)
     expect(await page.locator("tr.model.best").count()).toBe(2);
     const knn = page.locator('tr.model[data-source="rapl-sysfs"][data-model="KNeighborsRegressorTrainer_0"]');
     expect(await knn.locator("td").last().textContent()).toMatch(/^package \d+\.\d\d W \/ \d+\.\d\d %/);
-    // The report's charts load (8 SVGs), and the full report is linked.
+    // The report's charts load (10 SVGs: 5 per source, prediction intervals included), and the full report is linked.
     const charts = page.locator("figure.chart img");
-    expect(await charts.count()).toBe(8);
+    expect(await charts.count()).toBe(10);
     await page.waitForFunction(() =>
       Array.from(document.querySelectorAll("figure.chart img")).every((img) => (img as HTMLImageElement).naturalWidth > 0),
     );
@@ -112,7 +112,7 @@ describe.runIf(available)("model browser and report in a real browser (chromium)
     await page.goto(pathToFileURL(join(modelPath, "browsed", "report", "report.html")).href);
     expect(await page.locator("tr.model").count()).toBe(2 * 1 + 2 * 4); // acpi: 2 models x 1 component, rapl: 2 x 4
     expect(await page.locator("tr.model.chosen").count()).toBe(1 + 4);
-    expect(await page.locator("figure.chart svg").count()).toBe(8);
+    expect(await page.locator("figure.chart svg").count()).toBe(10);
     expect(await page.locator("#chart-power-rapl-sysfs svg path").count()).toBeGreaterThan(4);
     const shot = join(folder, "report.png");
     await page.screenshot({ path: shot, fullPage: true });
@@ -128,8 +128,8 @@ describe.runIf(available)("model browser and report in a real browser (chromium)
     const entries = readZip(readFileSync(output));
     const names = entries.map((entry) => entry.name);
     expect(names).toContain("report/report.html");
-    expect(names.filter((name) => name.startsWith("report/") && name.endsWith(".svg"))).toHaveLength(8);
-    expect(names.filter((name) => name.startsWith("report/") && name.endsWith(".png"))).toHaveLength(8);
+    expect(names.filter((name) => name.startsWith("report/") && name.endsWith(".svg"))).toHaveLength(10);
+    expect(names.filter((name) => name.startsWith("report/") && name.endsWith(".png"))).toHaveLength(10);
     const readme = Buffer.from(entries.find((entry) => entry.name === "README.md")!.data).toString();
     expect(readme).toContain("- Accuracy report: [report/report.html](report/report.html)");
     // Imported under another name, the report comes along and the page shows it.
@@ -137,7 +137,7 @@ describe.runIf(available)("model browser and report in a real browser (chromium)
     expect(imported.code, imported.stderr).toBe(0);
     const { page, errors } = await openPage();
     await page.goto(`http://127.0.0.1:${registry.port}/ui/pipeline/mirrored`);
-    expect(await page.locator("figure.chart img").count()).toBe(8);
+    expect(await page.locator("figure.chart img").count()).toBe(10);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -9,6 +9,10 @@ import { Resvg } from "@resvg/resvg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractorFixturePath } from "../support/extractor-fixtures.js";
 import { runCliCaptured as run, trainCoremarkWithCli } from "../support/run-cli.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { startRegistry } from "../../services/registry/main.js";
 
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
 const TRAINERS = ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"];
@@ -46,7 +50,9 @@ describe("kepler-model report", () => {
   it("writes report.html with evaluate's numbers, the chosen model marked, and every chart as SVG and PNG", async () => {
     const report = await run(["report", "--pipeline", "reported", "--input", COREMARK, "--out", out, "--model-path", modelPath]);
     expect(report.code, report.stderr).toBe(0);
-    expect(report.stdout).toBe(`wrote ${join(out, "report.html")} and 8 charts (SVG and PNG): 8 models on 2 source(s)\n`);
+    expect(report.stdout.split("\n")[0]).toBe(
+      `wrote ${join(out, "report.html")} and 10 charts (SVG and PNG): 8 models on 2 source(s)`,
+    );
     // Progress on stderr, one line per model when not on a terminal.
     expect(report.stderr.split("\n").filter((line) => line.startsWith("evaluate "))).toHaveLength(8);
 
@@ -73,7 +79,34 @@ describe("kepler-model report", () => {
         `${model.energySource}/${model.featureGroup}/${model.modelName}`,
       ).toEqual(model.components.map((c) => c.maeWatts.toFixed(4)));
     }
-    // The chosen model per source is evaluate's first (lowest MAE), marked with a star.
+    // The chosen model per source is evaluate's first (lowest held-out MAE), marked with a star, and the one the
+    // registry selects for a request covering every feature group (lowest stored held-out MAE).
+    const registry = await startRegistry(
+      { host: "127.0.0.1", port: 0, modelPath, rescanIntervalMs: 0, sourcePipelines: [] },
+      { logger: silentLogger() },
+    );
+    const client = createRegistryClient(registry.address);
+    try {
+      for (const source of SOURCES) {
+        const best = models.find((m) => m.energySource === source)!;
+        const selected = await client.client.selectModel({
+          featureNames: ["cache_miss", "cpu_cycles", "cpu_instructions", "bpf_block_irq", "bpf_net_rx_irq", "bpf_net_tx_irq"],
+          outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+          energySource: source,
+          pipelineName: "reported",
+          metadataOnly: true,
+        });
+        expect(`${selected.metadata?.location?.featureGroup}/${selected.metadata?.modelName}`, source).toBe(
+          `${best.featureGroup}/${best.modelName}`,
+        );
+        expect(report.stdout).toContain(
+          `best ${source}: ${best.featureGroup}/${best.modelName} (held-out MAE ${best.maeWatts.toFixed(4)} W)`,
+        );
+      }
+    } finally {
+      client.close();
+      await registry.close();
+    }
     for (const source of SOURCES) {
       const best = models.find((m) => m.energySource === source)!;
       expect(html).toContain(`<b>${best.featureGroup}/${best.modelName}</b>, MAE ${best.maeWatts.toFixed(4)} W`);
@@ -85,7 +118,9 @@ describe("kepler-model report", () => {
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
 
     const files = (await readdir(out)).sort();
-    const charts = SOURCES.flatMap((s) => ["power", "mae", "residual", "distribution"].map((kind) => `${kind}-${s}`));
+    const charts = SOURCES.flatMap((s) =>
+      ["power", "mae", "residual", "distribution", "intervals"].map((kind) => `${kind}-${s}`),
+    );
     expect(files).toEqual([...charts.flatMap((c) => [`${c}.png`, `${c}.svg`]), "report.html"].sort());
     for (const chart of charts) {
       const svg = await readFile(join(out, `${chart}.svg`), "utf8");
@@ -101,6 +136,11 @@ describe("kepler-model report", () => {
     // The time-series chart draws the measured line and one line per trainer.
     const power = await readFile(join(out, "power-rapl-sysfs.svg"), "utf8");
     for (const name of ["measured", ...TRAINERS]) expect(power).toContain(name);
+    // The interval chart and table: the chosen model's 90 % band from its 19 held-out residuals.
+    expect(html).toContain("90 % prediction intervals of");
+    expect(html).toMatch(
+      /<td>platform<\/td><td class="num">[0-9.]+<\/td><td class="num">19<\/td><td class="num">\d+ of 19<\/td>/,
+    );
   }, 120_000);
 
   it("refuses a missing --input and an unknown pipeline", async () => {
