@@ -73,7 +73,7 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
           clock: deps.clock,
           maxDowntimeSeconds: tree.maxDowntimeSeconds,
         });
-  writer?.start(tree!.updateMs, tree!.persistMs);
+  if (writer !== undefined && tree !== undefined) writer.start(tree.updateMs, tree.persistMs);
   let metrics: MetricsServer | undefined;
   try {
     await exporter.refreshModel();
@@ -83,7 +83,7 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
       zones: ZONES,
       nodeName: config.nodeName,
       version: config.version,
-      tree: writer === undefined ? undefined : { writer, root: tree!.root, layouts: tree!.layouts },
+      tree: writer === undefined || tree === undefined ? undefined : { writer, root: tree.root, layouts: tree.layouts },
     });
     metrics = await startMetricsServer(config.host, config.port);
   } catch (error) {
