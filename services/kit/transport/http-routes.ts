@@ -61,7 +61,8 @@ export function createHttpFront(
   return (request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const path = url.pathname;
-    const route = routes.find((r) => path === r.path || (r.prefix === true && path.startsWith(`${r.path}/`)));
+    const onPath = routes.filter((r) => path === r.path || (r.prefix === true && path.startsWith(`${r.path}/`)));
+    const route = onPath.find((r) => r.method === request.method) ?? onPath[0];
     const call = new HttpInboundCall(
       `${request.method ?? "GET"} ${path}`,
       route?.path ?? "unknown",
