@@ -73,22 +73,24 @@ export {
 } from "./weight-json.js";
 export {
   countTreeNodes,
-  createTreeModelPredictor,
   DEFAULT_TREE_MODEL_LIMITS,
-  fromRegressionTree,
   type GradientBoostingModelFile,
   parseTreeModelFile,
-  predictTreeModelFile,
   type SvrModelFile,
   TREE_MODEL_KINDS,
   type TreeArrays,
   type TreeModelFile,
   type TreeModelLimits,
+  type XgboostFitModelFile,
+} from "./tree-model-files.js";
+export {
+  createTreeModelPredictor,
+  fromRegressionTree,
+  predictTreeModelFile,
   toRegressionTree,
   toSvrPredictor,
   toTreeEnsemble,
-  type XgboostFitModelFile,
-} from "./tree-model-files.js";
+} from "./tree-model-predictor.js";
 export { DEFAULT_ZIP_LIMITS, readZip, type ZipLimits } from "./zip-reader.js";
 export { zipFolderTree } from "./zip-folder.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";

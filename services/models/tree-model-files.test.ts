@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../domain/errors.js";
 import { parseComponentModelFile } from "./component-model-file.js";
-import { createTreeModelPredictor, parseTreeModelFile, predictTreeModelFile, type TreeArrays } from "./tree-model-files.js";
+import { parseTreeModelFile, type TreeArrays } from "./tree-model-files.js";
+import { createTreeModelPredictor, predictTreeModelFile } from "./tree-model-predictor.js";
 
 // x0 <= 0.5 ? 10 : (x1 <= 2 ? 20 : 30)
 const tree: TreeArrays = {
