@@ -14,7 +14,7 @@ export function serverAddressFlag(service: ServiceName, use = ""): FlagSpec {
   return {
     name: key.flag,
     valueName: "host:port",
-    description: `${use}The ${service} to call (env ${key.env}, default ${key.default}).`,
+    description: `${use === "" ? "The" : `${use}the`} ${service} to call (env ${key.env}, default ${key.default}).`,
   };
 }
 

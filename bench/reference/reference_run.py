@@ -1,6 +1,7 @@
 # One timed case of the Python reference kepler-model-server (its src/ on PYTHONPATH), run as a child by
 # bench/reference/run.ts, which times the whole process; prints one JSON line with rows and peak RSS.
 #   extract-node <response.json> | extract-container <response.json> | pipeline <coremark.json>
+#   | extract-container-csv <response.json> <out.csv> (its CLI's `extract` output: the table by pandas to_csv)
 import json
 import os
 import resource
@@ -24,6 +25,12 @@ if case in ("extract-node", "extract-container"):
     table, _, _, _ = DefaultExtractor().extract(
         prom_responses_to_results(response), PowerSourceMap["rapl-sysfs"], "BPFOnly", "rapl-sysfs", node_level=case == "extract-node"
     )
+    rows = len(table)
+elif case == "extract-container-csv":
+    table, _, _, _ = DefaultExtractor().extract(
+        prom_responses_to_results(response), PowerSourceMap["rapl-sysfs"], "BPFOnly", "rapl-sysfs", node_level=False
+    )
+    table.to_csv(sys.argv[3])
     rows = len(table)
 elif case == "pipeline":
     from kepler_model.train.pipeline import NewPipeline

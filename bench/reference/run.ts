@@ -1,9 +1,12 @@
 // Side by side with the Python reference kepler-model-server (issue 19 item 5): node- and container-level
-// extraction of the synthetic recording (200 containers x 1,200 samples) and the whole pipeline on the
-// bundled coremark recording (both sources, CounterOnly, every trainer for AbsPower and DynPower, min
-// isolator). Each case is a whole process (ours: bench/reference/ours-run.ts bundled, the reference:
-// reference_run.py with its src/ on PYTHONPATH), runs interleaved, 3 each; medians, ratios, peak RSS.
-//   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference
+// extraction of the synthetic recording (200 containers x 1,200 samples), the user's command for it
+// (`kepler-model extract --level container --out table.csv` against the reference's extractor plus pandas
+// to_csv, as its CLI's extract writes) and the whole pipeline on the bundled coremark recording (both
+// sources, CounterOnly, every trainer for AbsPower and DynPower, min isolator). Each case is a whole
+// process (ours: bench/reference/ours-run.ts bundled, or bin/kepler-model.js itself with a preload that
+// reports its peak RSS; the reference: reference_run.py with its src/ on PYTHONPATH), runs interleaved,
+// 3 each; medians, ratios, peak RSS.
+//   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference [--only=extract]
 // Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo and python3-psutil.
 // Without REFERENCE_DIR, or when the reference does not import, it says why and measures nothing.
 import { spawn, spawnSync } from "node:child_process";
@@ -23,6 +26,7 @@ const ROUNDS = 3;
 // ours-run.ts bundled into dist/ (beside the command bundle whose workers it starts), removed after.
 const OURS_BUNDLE = "bench-reference-ours";
 const here = new URL(".", import.meta.url).pathname;
+const root = new URL("../../", import.meta.url).pathname;
 
 interface Run {
   seconds: number;
@@ -85,43 +89,72 @@ export default async function run(): Promise<void> {
       .map((trainer) => trainer.name)
       .join(",");
     const oursModels = join(dir, "ours-models");
+    const bundleArgs = (args: string[]) => [oursBundle, ...args];
+    // The command as a user runs it: bin/kepler-model.js, which loads the bundle npm run build:cli just refreshed.
+    const commandArgs = (args: string[]) => [
+      "--import",
+      join(here, "peak-rss-preload.mjs"),
+      join(root, "bin/kepler-model.js"),
+      ...args,
+    ];
     const cases = [
-      { name: "node-level extract, synthetic", args: ["extract-node", synthetic] },
-      { name: "container-level extract, synthetic", args: ["extract-container", synthetic] },
+      {
+        name: "node-level extract, synthetic",
+        ours: bundleArgs(["extract-node", synthetic]),
+        reference: ["extract-node", synthetic],
+      },
+      {
+        name: "container-level extract, synthetic",
+        ours: bundleArgs(["extract-container", synthetic]),
+        reference: ["extract-container", synthetic],
+      },
+      {
+        name: "kepler-model extract --level container --out table.csv, synthetic",
+        ours: commandArgs([
+          ...["extract", "--input", synthetic, "--source", "rapl-sysfs", "--feature-group", "BPFOnly"],
+          ...["--level", "container", "--out", join(dir, "ours-table.csv")],
+        ]),
+        reference: ["extract-container-csv", synthetic, join(dir, "reference-table.csv")],
+      },
       {
         name: `whole coremark pipeline, 2 sources x Abs+Dyn x ${listTrainers().length} trainers`,
-        args: ["pipeline", coremark, trainers, oursModels],
+        ours: bundleArgs(["pipeline", coremark, trainers, oursModels]),
+        reference: ["pipeline", coremark, trainers],
       },
     ];
+    // --only=<text>: just the cases whose name holds it (e.g. --only=extract).
+    const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? "";
     const rows: string[][] = [];
-    for (const { name, args } of cases) {
+    for (const { name, ours: oursArgs, reference: referenceArgs } of cases.filter((c) => c.name.includes(only))) {
       const ours: Run[] = [];
       const reference: Run[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        ours.push(await timedChild(process.execPath, [oursBundle, ...args], process.env));
+        ours.push(await timedChild(process.execPath, oursArgs, process.env));
         // Each pipeline round starts from an empty model folder, removed outside the timed process as the
         // reference's MODEL_PATH is not removed in its.
         await rm(oursModels, { recursive: true, force: true });
         reference.push(
-          await timedChild(python, [join(here, "reference_run.py"), ...args], {
+          await timedChild(python, [join(here, "reference_run.py"), ...referenceArgs], {
             ...pythonEnv,
             MODEL_PATH: join(dir, "reference-models"),
           }),
         );
       }
       const [oursSeconds, referenceSeconds] = [median(ours.map((r) => r.seconds)), median(reference.map((r) => r.seconds))];
+      const [oursRss, referenceRss] = [median(ours.map((r) => r.maxRssMiB)), median(reference.map((r) => r.maxRssMiB))];
       rows.push([
         name,
         referenceSeconds.toFixed(2),
         oursSeconds.toFixed(2),
         (referenceSeconds / oursSeconds).toFixed(1),
-        median(reference.map((r) => r.maxRssMiB)).toFixed(0),
-        median(ours.map((r) => r.maxRssMiB)).toFixed(0),
+        referenceRss.toFixed(0),
+        oursRss.toFixed(0),
+        (oursRss / referenceRss).toFixed(2),
       ]);
     }
     printTable(
       `Ours against the Python reference (${python}, whole processes, interleaved, median of ${ROUNDS})`,
-      ["case", "reference s", "ours s", "reference/ours", "reference peak MiB", "ours peak MiB"],
+      ["case", "reference s", "ours s", "reference/ours", "reference peak MiB", "ours peak MiB", "ours/reference RSS"],
       rows,
     );
   } finally {
@@ -131,7 +164,6 @@ export default async function run(): Promise<void> {
 }
 
 async function bundleOursRun(): Promise<string> {
-  const root = new URL("../../", import.meta.url).pathname;
   const built = spawnSync(process.execPath, [join(root, "bin/build-cli.mjs")], { cwd: root, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`npm run build:cli failed: ${built.stderr}`);
   // Split as the command is, so modules loaded on demand (the S3 SDK, tracing) stay out of the start.

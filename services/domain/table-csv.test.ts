@@ -68,6 +68,16 @@ describe("tableCsvChunks", () => {
     expect(lines.slice(1).map((line) => line.split(",")[1])).toEqual(expectedFloats);
   });
 
+  it("writes repeated values, 0 after -0 and NaN after NaN as each one alone", () => {
+    const csv = tableToCsv({
+      columnNames: ["package_power", "node_type"],
+      rowCount: 8,
+      values: Float64Array.from([0, -0, -0, 0, Number.NaN, Number.NaN, 2.5, 2.5, 1, 1, -0, 0, Number.NaN, 3, 3, 3]),
+      timestamps: Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8]),
+    });
+    expect(csv).toBe("timestamp,package_power,node_type\n1,0.0,1\n2,-0.0,1\n3,-0.0,0\n4,0.0,0\n5,,\n6,,3\n7,2.5,3\n8,2.5,3\n");
+  });
+
   it("cuts the text into whole lines of about the asked size that join to the whole table", () => {
     const chunks = [...tableCsvChunks(table, 60)];
     expect(chunks.length).toBeGreaterThan(3);

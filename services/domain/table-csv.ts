@@ -48,6 +48,10 @@ export function* tableCsvChunks(table: DataTable, chunkChars = CSV_CHUNK_CHARS):
   const index = rowIds === undefined ? ["timestamp"] : ["timestamp", "id"];
   const formatters = table.columnNames.map((name) => (INTEGER_COLUMNS.includes(name) ? formatIntegerField : formatFloatField));
   const columnCount = formatters.length;
+  // A container-level table repeats the node's columns (power, ratio, node type) for every container at a
+  // timestamp: each column reuses the text of its previous value when the value is the same (0 and -0 differ).
+  const previousValues = new Float64Array(columnCount).fill(Number.NaN);
+  const previousTexts = formatters.map(() => "");
   let chunk = `${[...index, ...table.columnNames].map(quote).join(",")}\n`;
   // Ids repeat once per sample: quote each distinct one once.
   const quotedIds = new Map<string, string>();
@@ -59,7 +63,15 @@ export function* tableCsvChunks(table: DataTable, chunkChars = CSV_CHUNK_CHARS):
       if (quoted === undefined) quotedIds.set(id, (quoted = quote(id)));
       line += `,${quoted}`;
     }
-    for (let column = 0; column < columnCount; column++) line += `,${formatters[column]!(values[column * n + row]!)}`;
+    for (let column = 0; column < columnCount; column++) {
+      const value = values[column * n + row]!;
+      const previous = previousValues[column]!;
+      if (value !== previous || (value === 0 && 1 / value !== 1 / previous)) {
+        previousValues[column] = value;
+        previousTexts[column] = formatters[column]!(value);
+      }
+      line += `,${previousTexts[column]}`;
+    }
     chunk += `${line}\n`;
     if (chunk.length >= chunkChars) {
       yield chunk;
