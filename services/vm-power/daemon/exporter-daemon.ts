@@ -99,8 +99,8 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
     });
   }, config.intervalSeconds * 1000);
   const refreshTimer = setInterval(() => void exporter.refreshModel(), config.refreshSeconds * 1000);
-  if (writer !== undefined)
-    deps.logger.info({ root: tree!.root, layouts: tree!.layouts, updateMs: tree!.updateMs }, "writing the modelled tree");
+  if (tree !== undefined)
+    deps.logger.info({ root: tree.root, layouts: tree.layouts, updateMs: tree.updateMs }, "writing the modelled tree");
   return {
     port: metrics.port,
     exporter,
