@@ -13,7 +13,7 @@ import { recoverGroup } from "./storage/local/atomic-publish.js";
 import { startRegistry } from "./main.js";
 import { buildTestArchive, type TestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
 
-const CHILD = new URL("./testing/publish-child.ts", import.meta.url).pathname;
+const CHILD = new URL("../../test/support/publish-child.ts", import.meta.url).pathname;
 const PIPELINE_CHILD = new URL("../../test/support/pipeline-child.ts", import.meta.url).pathname;
 const GROUP = "std/rapl-sysfs/AbsPower/BPFOnly";
 

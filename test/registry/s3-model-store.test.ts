@@ -255,7 +255,7 @@ describe("registries over one S3 bucket", () => {
     await writeFile(join(dir, "location.json"), JSON.stringify(archive.location));
     await writeFile(join(dir, "model.zip"), archive.zip);
     const child = spawnNode([
-      "services/registry/testing/bucket-publish-child.ts",
+      "test/support/bucket-publish-child.ts",
       join(dir, "cache"),
       STORE,
       rgw.endpoint,

@@ -3,12 +3,12 @@
 // environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
 //   node --import tsx bucket-publish-child.ts <modelPath> <s3://bucket/prefix> <endpoint> <location.json> <zip> <step>
 import { readFile } from "node:fs/promises";
-import { createS3Client, ObjectBucket } from "../../object-store/object-bucket.js";
-import { parseS3Url } from "../../object-store/index.js";
-import { ModelCatalogue } from "../domain/model-catalogue.js";
-import { SharedModelStore } from "../domain/shared-store.js";
-import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
-import { S3ModelStorage } from "../storage/s3/s3-model-storage.js";
+import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
+import { parseS3Url } from "../../services/object-store/index.js";
+import { ModelCatalogue } from "../../services/registry/domain/model-catalogue.js";
+import { SharedModelStore } from "../../services/registry/domain/shared-store.js";
+import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
+import { S3ModelStorage } from "../../services/registry/storage/s3/s3-model-storage.js";
 
 const [modelPath, storeUrl, endpoint, locationPath, zipPath, stopAt] = process.argv.slice(2) as string[];
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

@@ -4,8 +4,8 @@
 // With "loop" it prints "ready" once the store is open, then publishes zip-a and zip-b alternately
 // forever, printing "published <n>" after each.
 import { readFile } from "node:fs/promises";
-import { ModelCatalogue } from "../domain/model-catalogue.js";
-import { LocalFolderStorage } from "../storage/local/local-folder-storage.js";
+import { ModelCatalogue } from "../../services/registry/domain/model-catalogue.js";
+import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
 
 const [modelPath, locationPath, zipA, ...rest] = process.argv.slice(2);
 const mode = rest[rest.length - 1] as string;
