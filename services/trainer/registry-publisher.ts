@@ -1,10 +1,9 @@
 // Publishing a trained model through the registry's PublishModel (client stream: header, zip chunks), so
 // the registry serves it at once and announces it to watchers; used when the trainer has a registry address.
 import { createHash } from "node:crypto";
-import { ClientError, Status } from "nice-grpc";
-import { InvalidInputError, UnavailableError } from "../domain/errors.js";
 import type { PublishModelRequest, RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
+import { fromPeerError } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
 import { archiveZip, type ModelArchive } from "../models/index.js";
@@ -43,10 +42,8 @@ export function createRegistryPublisher(
     try {
       await registry.client.publishModel(requests());
     } catch (error) {
-      if (!(error instanceof ClientError)) throw error;
-      // The registry refused this archive: the trainer's fault, reported as its failure.
-      if (error.code === Status.INVALID_ARGUMENT) throw new InvalidInputError("registry", error.details);
-      throw new UnavailableError("registry", `${Status[error.code]}: ${error.details}`, { cause: error });
+      // A refused archive is the trainer's fault, reported as its failure (invalid input naming the registry).
+      throw fromPeerError("registry", error);
     }
   };
 }

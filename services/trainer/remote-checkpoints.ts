@@ -3,10 +3,10 @@
 // a kepler-model-db style URL, becomes the checkpoint: its features, MaxAbs scale and component model.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { ClientError, Status } from "nice-grpc";
 import { UnavailableError } from "../domain/errors.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
+import { fromPeerError, isPeerNotFound } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import type { DomainLogger } from "../kit/observe/logger.js";
 import {
@@ -39,10 +39,8 @@ export function registryArchiveFetcher(registry: PeerClient<typeof RegistryServi
       for await (const message of registry.client.getModelArchive({ location: { ...location, outputType } }))
         chunks.push(message.archiveChunk);
     } catch (error) {
-      if (error instanceof ClientError && error.code === Status.NOT_FOUND) return undefined;
-      if (error instanceof ClientError)
-        throw new UnavailableError("registry", `${Status[error.code]}: ${error.details}`, { cause: error });
-      throw error;
+      if (isPeerNotFound(error)) return undefined;
+      throw fromPeerError("registry", error);
     }
     return Buffer.concat(chunks);
   };

@@ -5,9 +5,8 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { assetUrl } from "../files/asset-url.js";
 import type { ConfigKey } from "../config/config-schema.js";
-import { WasmKernelError } from "../../../wasm-core/src/index.js";
-import { FailedPreconditionError, InvalidInputError, NotFoundError, NotImplementedError } from "../../domain/errors.js";
-import type { FlatError, ReplyMessage } from "./worker-tasks.js";
+import { reviveError } from "./worker-errors.js";
+import type { ReplyMessage } from "./worker-tasks.js";
 
 /** The pool size `--worker-threads -1` (the default) stands for: the machine's cores, at least 1. */
 export const AVAILABLE_CORES = -1;
@@ -27,31 +26,6 @@ export const workerThreadsKey: ConfigKey<number> = {
   check: (value) =>
     Number.isInteger(value) && value >= -1 && value <= 256 ? undefined : `expected -1 (available cores) or 0-256, got ${value}`,
 };
-
-/** A task failed inside a worker: carries the worker-side error's name and message. */
-export class WorkerTaskError extends Error {
-  constructor(
-    readonly errorName: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = errorName;
-  }
-}
-
-/** Rebuilds a domain error thrown in a worker, so it maps to the same gRPC status as on the main thread. */
-export function reviveError(error: FlatError): Error {
-  const { field, reason, what, kernel, status } = error.fields;
-  if (error.name === "InvalidInputError" && typeof field === "string" && typeof reason === "string")
-    return new InvalidInputError(field, reason);
-  if (error.name === "NotFoundError" && typeof what === "string") return new NotFoundError(what);
-  // A kernel refusing the data maps to INVALID_ARGUMENT, as on the main thread.
-  if (error.name === "WasmKernelError" && typeof kernel === "string" && typeof status === "number")
-    return new WasmKernelError(kernel, status);
-  if (error.name === "FailedPreconditionError") return new FailedPreconditionError(error.message);
-  if (error.name === "NotImplementedError") return new NotImplementedError(error.message);
-  return new WorkerTaskError(error.name, error.message);
-}
 
 export interface WorkerPool<T, R> {
   readonly size: number;
