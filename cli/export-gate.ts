@@ -2,7 +2,7 @@
 // (train/exporter: validator, save_pipeline_metadata, generate_report_results): drop the models over the
 // accuracy thresholds, stamp metadata.json with publisher / collect_time / export_time, and add a
 // README.md describing the pipeline (machines, workload, trainers, accuracy, what was dropped).
-import { type ZipEntry, createZip, readZip } from "../services/models/index.js";
+import { type ZipEntry, createZip, heldOutOf, readZip } from "../services/models/index.js";
 
 /** The reference's hard threshold (validator.py hard_threshold): a model over it is never exported. */
 export const DEFAULT_MAX_MAPE = 100;
@@ -25,7 +25,11 @@ export interface ExportGateOptions {
   exportTime: string;
 }
 
-/** One model of the archive with its accuracy (NaN when its metadata.json does not state it). */
+/**
+ * One model of the archive with its accuracy (NaN when its metadata.json does not state it): the held-out
+ * errors (metadata `held_out`, unrounded) when the model stores them, else the reference's `mae` / `mape`
+ * (also measured on the test rows, rounded; kepler-model-db's `mape` is the last component's).
+ */
 export interface ExportedModel {
   energySource: string;
   outputType: string;
@@ -55,20 +59,26 @@ function modelOf(entry: ZipEntry): ExportedModel | undefined {
   const [, energySource, outputType, featureGroup, modelName] = match as unknown as [string, string, string, string, string];
   const inner = readZip(entry.data, entry.name).find((file) => file.name === "metadata.json");
   const metadata = inner === undefined ? {} : (JSON.parse(Buffer.from(inner.data).toString("utf8")) as Record<string, unknown>);
+  const heldOut = heldOutOf(metadata);
+  if (heldOut !== undefined)
+    return { energySource, outputType, featureGroup, modelName, mae: heldOut.maeWatts, mape: heldOut.mapePercent };
   return { energySource, outputType, featureGroup, modelName, mae: numberOf(metadata.mae), mape: numberOf(metadata.mape) };
 }
 
+// Held-out errors are unrounded: messages show them to 2 decimals, as the reference's metadata holds them.
+const twoDecimals = (value: number) => Number(value.toFixed(2));
+
 // The reference's gate: over either threshold is dropped. An unknown value never drops a model.
 function dropReason(model: ExportedModel, options: ExportGateOptions): string | undefined {
-  if (model.mape > options.maxMape) return `MAPE ${model.mape} % > ${options.maxMape} %`;
-  if (model.mae > options.maxMae) return `MAE ${model.mae} W > ${options.maxMae} W`;
+  if (model.mape > options.maxMape) return `MAPE ${twoDecimals(model.mape)} % > ${options.maxMape} %`;
+  if (model.mae > options.maxMae) return `MAE ${twoDecimals(model.mae)} W > ${options.maxMae} W`;
   const { acceptMape, acceptMae } = options;
   if (acceptMape === undefined && acceptMae === undefined) return undefined;
   if (acceptMape !== undefined && !(model.mape > acceptMape)) return undefined;
   if (acceptMae !== undefined && !(model.mae > acceptMae)) return undefined;
   const missed = [
-    ...(acceptMape === undefined ? [] : [`MAPE ${model.mape} % > ${acceptMape} %`]),
-    ...(acceptMae === undefined ? [] : [`MAE ${model.mae} W > ${acceptMae} W`]),
+    ...(acceptMape === undefined ? [] : [`MAPE ${twoDecimals(model.mape)} % > ${acceptMape} %`]),
+    ...(acceptMae === undefined ? [] : [`MAE ${twoDecimals(model.mae)} W > ${acceptMae} W`]),
   ];
   return `${missed.join(" and ")} (not accepted)`;
 }
@@ -90,7 +100,7 @@ function tableOf(name: string): { energySource: string; outputType: string } | u
   return match === null ? undefined : { energySource: match[1] as string, outputType: match[2] as string };
 }
 
-const shown = (value: number) => (Number.isNaN(value) ? "unknown" : String(value));
+const shown = (value: number) => (Number.isNaN(value) ? "unknown" : String(Number(value.toFixed(2))));
 
 function markdownTable(header: readonly string[], rows: readonly string[][]): string[] {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)];

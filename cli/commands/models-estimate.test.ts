@@ -180,6 +180,10 @@ describe("kepler-model models / estimate", () => {
       {
         component: "platform",
         powerWatts: [63.732101547596734 + 60.735455390707436 * (5210.33 / 3991.690709751875), 63.732101547596734],
+        // A kepler-model-db model stores no calibration residuals: no prediction interval.
+        lowerWatts: [],
+        upperWatts: [],
+        intervalHalfWidthWatts: 0,
       },
     ]);
     expect([response.modelName, response.coreRatio]).toEqual(["SGDRegressorTrainer_0", 0.5]);

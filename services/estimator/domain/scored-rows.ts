@@ -20,8 +20,13 @@ export interface ScoredRows {
 /** The rows of `table` at `timestampsSeconds` (those present), in that order. */
 export function tableAtTimestamps(table: DataTable, timestampsSeconds: readonly number[]): DataTable {
   const found = Array.from(indexOfValues(table.timestamps, Float64Array.from(timestampsSeconds))).filter((row) => row >= 0);
-  const rows = Uint32Array.from(found);
+  return tableAtRows(table, Uint32Array.from(found));
+}
+
+/** The rows `rows` of `table`, in that order. */
+export function tableAtRows(table: DataTable, rows: Uint32Array): DataTable {
   const cols = table.columnNames.length;
+  const found = Array.from(rows);
   const values = takeRows({ rows: table.rowCount, cols, values: table.values }, rows).values;
   const timestamps = takeRows({ rows: table.rowCount, cols: 1, values: table.timestamps }, rows).values;
   return {
