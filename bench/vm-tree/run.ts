@@ -129,7 +129,10 @@ export default async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const after = processStats(child.pid!);
     const metrics = await (await fetch(url)).text();
+    // The exporter writes into `dir` until it has exited.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
+    await exited;
     const info = /kepler_model_exporter_tree_info\{[^}]*\}/.exec(metrics)?.[0] ?? "(missing)";
     const flushes = /kepler_model_exporter_tree_flushes_total (\d+)/.exec(metrics)?.[1] ?? "?";
     printTable(
