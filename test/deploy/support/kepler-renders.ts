@@ -122,7 +122,8 @@ export const KEPLER_011_COMPONENT = "deploy/k8s/kepler/vm-modelled-sysfs";
 
 /**
  * Renders KEPLER_011_COMPONENT onto Kepler v0.11.4's own manifests/k8s, with the first kubectl here that
- * renders it (components need kustomize 3.7+, so not Debian's kubectl 1.20).
+ * renders it (components need kustomize 3.7+, so not Debian's kubectl 1.20). Its DaemonSets must be on the
+ * pod network (expectPodNetwork).
  */
 export function renderKepler011(): K8sObject[] {
   const dir = mkdtempSync(join(tmpdir(), "kepler-011-kustomization-"));
@@ -139,11 +140,15 @@ export function renderKepler011(): K8sObject[] {
     writeFileSync(join(dir, "kustomization.yaml"), text);
     const errors: string[] = [];
     for (const kubectl of kubectlCandidates()) {
+      let objects: K8sObject[];
       try {
-        return renderKustomization(dir, kubectl);
+        objects = renderKustomization(dir, kubectl);
       } catch (error) {
         errors.push(`${kubectl}: ${String(error).split("\n")[0]}`);
+        continue;
       }
+      for (const object of objects) if (object.kind === "DaemonSet") expectPodNetwork(object);
+      return objects;
     }
     throw new Error(`no kubectl here renders ${KEPLER_011_COMPONENT}:\n${errors.join("\n")}`);
   } finally {
@@ -151,10 +156,19 @@ export function renderKepler011(): K8sObject[] {
   }
 }
 
-/** Kepler's exporter DaemonSet and its ConfigMap in a render. */
+/** Kepler's exporter DaemonSet (on the pod network: expectPodNetwork) and its ConfigMap in a render. */
 export function keplerObjects(objects: readonly K8sObject[]): { daemonSet: K8sObject; configMap: K8sObject } {
   const daemonSet = objects.find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler-exporter");
   const configMap = objects.find((object) => object.kind === "ConfigMap" && object.metadata.name === "kepler-cfm");
   if (daemonSet === undefined || configMap === undefined) throw new Error("no kepler-exporter DaemonSet or kepler-cfm ConfigMap");
+  expectPodNetwork(daemonSet);
   return { daemonSet, configMap };
+}
+
+/**
+ * Network policies pick Kepler's pods by labels only while they are on the pod network: a hostNetwork pod's
+ * connections come from its node's address, which no podSelector matches.
+ */
+export function expectPodNetwork(daemonSet: K8sObject): void {
+  if (daemonSet.spec.template.spec.hostNetwork === true) throw new Error(`${daemonSet.metadata.name} runs on the host network`);
 }
