@@ -4,13 +4,14 @@ import { mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { discoverMachineSpec } from "../../services/node-types/discover-machine-spec.js";
 import {
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
   startPrometheus,
+  describeWithPrometheus,
 } from "../../test/support/prometheus.js";
 import { runCli } from "../main.js";
 
@@ -59,7 +60,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("kepler-model query --to-csv --id", () => {
+describeWithPrometheus("kepler-model query --to-csv --id", () => {
   it("writes one CSV per metric in the reference's layout and the node's machine_spec/<id>.json", async () => {
     const out = join(dir, "rec", "response.json");
     const csvDir = join(dir, "rec", "csv");

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readZip } from "./zip-reader.js";
 import { createZip } from "./zip-writer.js";
+import { needs, systemTool, toolPath } from "../../test/support/system-tools.js";
 
 const encoder = new TextEncoder();
 const text = (s: string) => encoder.encode(s);
@@ -31,12 +32,13 @@ describe("createZip", () => {
     expect(read.map((e) => Buffer.from(e.data).toString())).toEqual(entries.map((e) => Buffer.from(e.data).toString()));
   });
 
-  it("is a valid archive for Python's zipfile (the reference's reader)", async () => {
+  const python = systemTool("python3");
+  it("is a valid archive for Python's zipfile (the reference's reader)", needs(python), async () => {
     const path = join(dir, "model.zip");
     await writeFile(path, createZip(entries));
     const script =
       "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint([(i.filename, i.compress_type, i.file_size) for i in z.infolist()])\nprint(z.read('weight.json').decode())";
-    const run = spawnSync("/usr/bin/python3", ["-c", script, path], { encoding: "utf8" });
+    const run = spawnSync(toolPath(python), ["-c", script, path], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     const size = entries[0]?.data.length;
     expect(run.stdout).toBe(`[('metadata.json', 8, ${size}), ('weight.json', 0, 2)]\n{}\n`);

@@ -5,7 +5,6 @@
 // Estimate, and SIGTERM stops it with exit code 0. About 4 minutes; CI runs it (.ci/run installs podman,
 // buildah, mmdebstrap, runc, fuse-overlayfs, uidmap); locally KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips it.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -20,14 +19,12 @@ import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, requirement, systemTool } from "../support/system-tools.js";
 
 const run = promisify(execFile);
-const tools = ["/usr/bin/podman", "/usr/bin/mmdebstrap"];
-const skipped = process.env.KEPLER_MODEL_SKIP_IMAGE_BUILD === "1";
-const missing = tools.filter((tool) => !existsSync(tool));
-// In CI the tools must be there (a missing one fails the test); elsewhere the test says why it did not run.
-const runs = !skipped && (missing.length === 0 || process.env.CI === "true");
-if (!runs) console.warn(`image build test not run: ${skipped ? "KEPLER_MODEL_SKIP_IMAGE_BUILD=1" : `missing ${missing.join(", ")}`}`);
+const optedOut = process.env.KEPLER_MODEL_SKIP_IMAGE_BUILD === "1" ? "KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips the image build" : undefined;
+const IMAGE_TOOLS = [systemTool("podman"), systemTool("mmdebstrap"), systemTool("runc"), requirement("image build", optedOut)];
+const runs = IMAGE_TOOLS.every((tool) => tool.available);
 
 const SERVING = 1; // grpc.health.v1.HealthCheckResponse.ServingStatus
 const BASE = "localhost/kepler-model-node:test";
@@ -127,7 +124,7 @@ async function waitServing(address: string): Promise<void> {
   }
 }
 
-describe.runIf(runs)("the container image, built with podman on a Debian-made base", () => {
+describe("the container image, built with podman on a Debian-made base", needs(...IMAGE_TOOLS), () => {
   it("serves all six services (reflection + health SERVING), trains the default models on the empty volume, and Estimate answers", async () => {
     for (const name of SERVICE_NAMES) {
       const address = `127.0.0.1:${ports[name]}`;

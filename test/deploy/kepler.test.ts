@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import {
   KEPLER_011_COMPONENT,
   KEPLER_011_TAG,
@@ -109,7 +110,7 @@ function portsOf(container: ModelContainer): number[] {
   return ((container.container.ports ?? []) as Json[]).map((port) => port.containerPort as number);
 }
 
-describe.each(KEPLER_TAGS)("Kepler %s's manifests with deploy/k8s/kepler's patches", (tag) => {
+describe.each(KEPLER_TAGS)("Kepler %s's manifests with deploy/k8s/kepler's patches", needs(systemTool("kubectl")), (tag) => {
   const settings = keplerSettings(tag);
 
   it("render through the documented kustomization, which is Kepler's own config/base when unpatched", () => {
@@ -239,7 +240,7 @@ describe.each(KEPLER_TAGS)("Kepler %s's manifests with deploy/k8s/kepler's patch
   );
 });
 
-describe(`Kepler ${KEPLER_011_TAG}'s manifests with ${KEPLER_011_COMPONENT}`, () => {
+describe(`Kepler ${KEPLER_011_TAG}'s manifests with ${KEPLER_011_COMPONENT}`, needs(systemTool("kubectl")), () => {
   it("every overlay admits Kepler's pods to the registry port its exporter sidecar calls, and to nothing else", () => {
     const kepler = renderKepler011();
     const daemonSet = kepler.find((object) => object.kind === "DaemonSet" && object.metadata.name === "kepler")!;

@@ -19,6 +19,7 @@ import { KEPLER_TAGS } from "./support/kepler-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
 import { type Json, describeObject, parseYamlDocuments, validateWithKubernetesModels } from "./support/rendered-manifests.js";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import { findServiceForAddress, routeServicePort } from "./support/service-routing.js";
 
 const PROBES = ["startupProbe", "readinessProbe", "livenessProbe"] as const;
@@ -41,7 +42,7 @@ beforeAll(() => {
   renders = renderAll();
 });
 
-describe("rendered Kubernetes manifests", () => {
+describe("rendered Kubernetes manifests", needs(systemTool("kubectl")), () => {
   it("render for every overlay and pass kubernetes-models schema validation", async () => {
     expect(renders.map((render) => render.name)).toEqual([
       "deploy/k8s/overlays/mesh",
@@ -247,7 +248,7 @@ describe("rendered Kubernetes manifests", () => {
   });
 });
 
-describe("gRPC health probes", () => {
+describe("gRPC health probes", needs(systemTool("kubectl")), () => {
   const modelPath = mkdtempSync(join(tmpdir(), "deploy-probes-"));
   afterAll(() => rmSync(modelPath, { recursive: true, force: true }));
 

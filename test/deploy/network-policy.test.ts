@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ServiceName } from "../../services/kit/config/service-addresses.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import { type DeployRender, renderAll } from "./support/deploy-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
 import { type PodIdentity, isIngressAllowed, podOf } from "./support/network-policy.js";
@@ -54,7 +55,7 @@ beforeAll(() => {
   renders = renderAll();
 });
 
-describe("network policies", () => {
+describe("network policies", needs(systemTool("kubectl")), () => {
   it("admit a service's peers and refuse every other kepler-model pod", () => {
     let allowedPairs = 0;
     for (const render of renders) {

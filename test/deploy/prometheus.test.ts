@@ -7,13 +7,14 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import type { Json } from "./support/rendered-manifests.js";
 import { readTektonResources } from "./support/tekton-script.js";
 
 const CONFIG = join(REPO_ROOT, "deploy/prometheus/prometheus.yml");
 
 describe("deploy/prometheus/prometheus.yml", () => {
-  it("passes promtool check config", async () => {
+  it("passes promtool check config", needs(systemTool("promtool")), async () => {
     const { stdout } = await promisify(execFile)("promtool", ["check", "config", CONFIG]);
     expect(stdout).toContain("SUCCESS");
   });

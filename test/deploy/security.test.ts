@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import type { SecurityConfig } from "../../services/kit/security/security-config.js";
 import { findModelContainers } from "./support/model-containers.js";
@@ -29,7 +30,7 @@ function securityOf(objects: K8sObject[]) {
   );
 }
 
-describe("secure overlays", () => {
+describe("secure overlays", needs(systemTool("kubectl")), () => {
   it("mesh-auth: every service requires tokens, from a Secret mounted read-only", () => {
     const services = securityOf(auth);
     expect(services.map(({ service }) => service).sort()).toEqual(["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"]);
@@ -77,7 +78,7 @@ describe("secure overlays", () => {
   });
 });
 
-describe("Prometheus allowlist in the manifests", () => {
+describe("Prometheus allowlist in the manifests", needs(systemTool("kubectl")), () => {
   it("every extractor allows exactly the in-cluster Prometheus the Tekton tasks query, never *", () => {
     const tektonDefaults = new Set(
       ["run-pipeline", "query-prometheus"].map(

@@ -21,6 +21,7 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createZip } from "../../services/models/zip-writer.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { REPO_ROOT } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 import type { Json, K8sObject } from "./support/rendered-manifests.js";
 import { validateWithKubernetesModels } from "./support/rendered-manifests.js";
 import { readTektonExamples, readTektonResources, runStepScript, taskParams } from "./support/tekton-script.js";
@@ -434,7 +435,7 @@ describe("Tekton task scripts", () => {
     ).rejects.toThrow('ISOLATOR must be none, min, profile or trainer, got "minimum"');
   });
 
-  it("run-stressng steps the maximum CPU frequency and the instance counts from the node's CPU info", async () => {
+  it("run-stressng steps the maximum CPU frequency and the instance counts from the node's CPU info", needs(systemTool("stress-ng")), async () => {
     const stress = task("kepler-model-run-stressng");
     const dirs = scratch();
     // cpufreq policies: 0.8-2.4 GHz, capped at 2.0 GHz by the operator before the run.
@@ -592,7 +593,7 @@ describe("Tekton task scripts", () => {
     expect(readFileSync(join(dirs.workspaceDir, "data/kepler_query.json"), "utf8")).toBe(saved);
   });
 
-  it("export-pipeline writes the registry's streamed zip and unpacks it", async () => {
+  it("export-pipeline writes the registry's streamed zip and unpacks it", needs(systemTool("unzip")), async () => {
     const dirs = scratch();
     const exportPipeline = rpc("RegistryService", "ExportPipeline");
     const metadata = JSON.stringify({ name: "stressng_v1", extractor: "default", isolator: "min" });
@@ -626,7 +627,7 @@ describe("Tekton task scripts", () => {
     ).toBe("{}");
   });
 
-  it("record-idle-window and run-stressng record Unix-second windows around a real stress-ng plan", async () => {
+  it("record-idle-window and run-stressng record Unix-second windows around a real stress-ng plan", needs(systemTool("stress-ng")), async () => {
     const idle = task("kepler-model-record-idle-window");
     const idleDirs = scratch();
     await runStepScript(idle, "wait-idle", {

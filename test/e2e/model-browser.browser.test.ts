@@ -1,7 +1,7 @@
 // A real browser (Debian's chromium, headless, driven by playwright-core) opens the registry's model
 // browser page and a stored accuracy report, finds the model rows and chart elements, saves screenshots,
 // and fails on any console error. Models and the report come from the CLI on the bundled coremark data.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,13 +15,11 @@ import { startRegistry } from "../../services/registry/main.js";
 import { readZip } from "../../services/models/index.js";
 import { extractorFixturePath } from "../support/extractor-fixtures.js";
 import { runCliCaptured as run, trainCoremarkWithCli } from "../support/run-cli.js";
+import { needs, systemTool } from "../support/system-tools.js";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = systemTool("chromium");
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
 const TRAINERS = ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"];
-// CI installs chromium (.ci/run); elsewhere the test says why it did not run.
-const available = existsSync(CHROMIUM) || process.env.CI === "true";
-if (!available) console.warn(`model browser test not run: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 let folder: string;
 let modelPath: string;
@@ -29,7 +27,7 @@ let registry: ServerHandle;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!available) return;
+  if (!CHROMIUM.available) return;
   folder = await mkdtemp(join(tmpdir(), "model-browser-"));
   modelPath = join(folder, "models");
   await trainCoremarkWithCli(modelPath, "browsed", {
@@ -46,7 +44,7 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM.path,
     headless: true,
     args: [
       "--no-sandbox",
@@ -77,7 +75,7 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
-describe.runIf(available)("model browser and report in a real browser (chromium)", () => {
+describe("model browser and report in a real browser (chromium)", needs(CHROMIUM), () => {
   it("/ui lists the pipeline; its page shows node types, the models with MAE per component, the best marked, and the report's charts", async () => {
     const { page, errors } = await openPage();
     const base = `http://127.0.0.1:${registry.port}`;

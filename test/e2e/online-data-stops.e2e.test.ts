@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
@@ -25,6 +25,7 @@ import {
   savedResponseToOpenMetrics,
   shiftToYesterday,
   startPrometheus,
+  describeWithPrometheus,
 } from "../support/prometheus.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST } = COREMARK_WINDOW;
@@ -62,7 +63,7 @@ afterAll(async () => {
   if (modelPath !== undefined) await rm(modelPath, { recursive: true, force: true });
 });
 
-describe("online pipeline, live Prometheus whose data stops", () => {
+describeWithPrometheus("online pipeline, live Prometheus whose data stops", () => {
   it("5 runs after the data stopped: 1 trained, 4 skipped; the first run after it resumed trains", async () => {
     const clients = {
       registry: createRegistryClient(address("registry")),

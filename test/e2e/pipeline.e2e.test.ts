@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError, Status } from "nice-grpc";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { ModelMetadata } from "../../services/generated/kepler/model/v1/model.js";
 import { NodeTypeMatchKind } from "../../services/generated/kepler/model/v1/model.js";
@@ -29,6 +29,7 @@ import { createTrainerClient } from "../../services/trainer/client.js";
 import { readGoldenCsv, recordedResponseText } from "../support/extractor-fixtures.js";
 import {
   COREMARK_WINDOW,
+  describeWithPrometheus,
   type PrometheusInstance,
   type SavedResponseDocument,
   savedResponseToOpenMetrics,
@@ -139,7 +140,7 @@ async function listModels(pipelineName: string): Promise<ModelMetadata[]> {
 const key = (source: string, outputType: OutputType, featureGroup: string, modelName: string) =>
   `${source}/${outputType === OutputType.OUTPUT_TYPE_ABS_POWER ? "AbsPower" : "DynPower"}/${featureGroup}/${modelName}`;
 
-describe("pipeline end to end: Prometheus -> extractor -> isolator -> trainer -> registry -> estimator", () => {
+describeWithPrometheus("pipeline end to end: Prometheus -> extractor -> isolator -> trainer -> registry -> estimator", () => {
   let minRun: RunOutput;
 
   it("trains every implemented trainer for both sources and every valid feature group (min isolator)", async () => {

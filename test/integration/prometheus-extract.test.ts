@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../cli/main.js";
 import { collectChunks } from "../../services/kit/transport/table-codec.js";
 import type { DataTable } from "../../services/domain/data-table.js";
@@ -27,6 +27,7 @@ import {
   savedResponseToOpenMetrics,
   shiftToYesterday,
   startPrometheus,
+  describeWithPrometheus,
 } from "../support/prometheus.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
@@ -70,7 +71,7 @@ function expectSameTable(live: DataTable, inline: DataTable): void {
   expect(live.rowIds).toEqual(inline.rowIds);
 }
 
-describe("extractor against a real Prometheus with backfilled coremark data", () => {
+describeWithPrometheus("extractor against a real Prometheus with backfilled coremark data", () => {
   const inline = parsePrometheusResponse(text);
 
   it("discovers the same kepler_* metrics with the same sample counts", async () => {

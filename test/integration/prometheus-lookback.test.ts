@@ -18,11 +18,14 @@ import {
   savedResponseToOpenMetrics,
   shiftToYesterday,
   startPrometheus,
+  PROMETHEUS_TOOLS,
 } from "../support/prometheus.js";
+import { needs } from "../support/system-tools.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
 const saved = JSON.parse(recordedResponseText("coremark")) as SavedResponseDocument;
 const SHIFT = shiftToYesterday();
+const live = needs(...PROMETHEUS_TOOLS); // a live Prometheus, or the suites are skipped naming the package
 
 /** The recording as query_range returns it with the given lookback: stopped series repeated. */
 function withLookback(document: SavedResponseDocument, lookbackSeconds: number): SavedResponseDocument {
@@ -52,7 +55,7 @@ for (const [lookbackDelta, lookbackSeconds] of [
   ["10s", 10],
   ["5m", 300],
 ] as const) {
-  describe(`extraction over a real Prometheus with lookback ${lookbackDelta} (backfilled, no staleness markers)`, () => {
+  describe(`extraction over a real Prometheus with lookback ${lookbackDelta} (backfilled, no staleness markers)`, live, () => {
     const expected = parsePrometheusResponse(JSON.stringify(withLookback(saved, lookbackSeconds)));
     let prometheus: PrometheusInstance;
     beforeAll(async () => {

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { REPO_ROOT, type RunningChild, spawnNode } from "../support/child-process.js";
+import { needs, systemTool } from "../support/system-tools.js";
 
 const SERVE = [
   "bin/kepler-model.js",
@@ -37,7 +38,7 @@ describe("log format auto", () => {
     expect(await serve.exited).toBe(0);
   });
 
-  it("is pretty, coloured lines on a terminal", async () => {
+  it("is pretty, coloured lines on a terminal", needs(systemTool("script")), async () => {
     const command = [process.execPath, "--import", "tsx", ...SERVE].join(" ");
     const child = spawn("script", ["-qec", command, "/dev/null"], {
       cwd: REPO_ROOT,

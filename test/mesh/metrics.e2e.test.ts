@@ -14,7 +14,8 @@ import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { REPO_ROOT } from "../support/child-process.js";
-import { PROMTOOL_BINARY, type PrometheusInstance, startPrometheus } from "../support/prometheus.js";
+import { PROMETHEUS_TOOLS, PROMTOOL_BINARY, type PrometheusInstance, startPrometheus } from "../support/prometheus.js";
+import { needs, skipWithout } from "../support/system-tools.js";
 
 let folder: string;
 let mesh: DefaultMeshHandle;
@@ -167,7 +168,7 @@ describe("metrics of the mesh on one /metrics endpoint", () => {
     }
   });
 
-  it("passes promtool check metrics", async () => {
+  it("passes promtool check metrics", needs(PROMETHEUS_TOOLS[1]), async () => {
     const text = await scrape();
     const result = await new Promise<{ code: number; output: string }>((resolve) => {
       const child = execFile(PROMTOOL_BINARY, ["check", "metrics"], (error, stdout, stderr) =>
@@ -179,7 +180,8 @@ describe("metrics of the mesh on one /metrics endpoint", () => {
     expect(result.code).toBe(0);
   });
 
-  it("a real Prometheus scrapes the endpoint and answers a query on our metrics; the Grafana dashboard's queries are valid and name exported metrics", async () => {
+  it("a real Prometheus scrapes the endpoint and answers a query on our metrics; the Grafana dashboard's queries are valid and name exported metrics", async (context) => {
+    skipWithout(context, ...PROMETHEUS_TOOLS);
     let prometheus: PrometheusInstance | undefined;
     try {
       prometheus = await startPrometheus({ scrapeTargets: [`127.0.0.1:${metrics.port}`] });

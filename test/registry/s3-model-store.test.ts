@@ -24,7 +24,8 @@ import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../sup
 import { spawnNode } from "../support/child-process.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
-import { type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
+import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
+import { needs, skipWithout } from "../support/system-tools.js";
 
 const BUCKET = "models";
 const STORE = `s3://${BUCKET}/kepler-model-db`;
@@ -127,6 +128,7 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
 }
 
 beforeAll(async () => {
+  if (RADOSGW_TOOLS.some((tool) => !tool.available)) return; // their tests are skipped
   rgw = await startRadosgw();
   process.env.AWS_ACCESS_KEY_ID = rgw.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = rgw.secretAccessKey;
@@ -151,7 +153,7 @@ afterAll(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-describe("registries over one S3 bucket", () => {
+describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
   it("a publish on one replica is streamed by another's WatchModels and served by an estimator behind it", async () => {
     const a = await startReplica();
     const b = await startReplica();
@@ -330,7 +332,8 @@ describe("registries over one S3 bucket", () => {
 });
 
 describe("moving pipelines through buckets and URLs", () => {
-  it("the Tekton s3-push task uploads data/ and models/ with our CLI, and `models import s3://` serves the pushed pipeline", async () => {
+  it("the Tekton s3-push task uploads data/ and models/ with our CLI, and `models import s3://` serves the pushed pipeline", async (context) => {
+    skipWithout(context, ...RADOSGW_TOOLS);
     const dir = await scratchDir();
     const workspaceDir = join(dir, "workspace");
     await mkdir(join(workspaceDir, "data"), { recursive: true });
@@ -409,7 +412,8 @@ describe("moving pipelines through buckets and URLs", () => {
     }
   });
 
-  it("`models import s3://` of an empty prefix says what it looked for", async () => {
+  it("`models import s3://` of an empty prefix says what it looked for", async (context) => {
+    skipWithout(context, ...RADOSGW_TOOLS);
     const registry = await startLocalRegistry();
     const run = await runCliCaptured([
       "models",

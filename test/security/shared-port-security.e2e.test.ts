@@ -16,7 +16,8 @@ import { type ServerHandle, startGrpcServer } from "../../services/kit/transport
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { clientConnection } from "../../services/kit/security/peer-connection.js";
 import { INSECURE, type SecurityConfig } from "../../services/kit/security/security-config.js";
-import { createCa, issueCertificate } from "./test-certificates.js";
+import { createCa, issueCertificate, OPENSSL } from "./test-certificates.js";
+import { needs } from "../support/system-tools.js";
 
 const folder = mkdtempSync(join(tmpdir(), "shared-port-security-"));
 const ca = createCa(folder, "ca");
@@ -78,7 +79,7 @@ function httpsGet(address: string, path: string): Promise<{ status: number; body
   });
 }
 
-describe("the shared HTTP/gRPC port", () => {
+describe("the shared HTTP/gRPC port", needs(OPENSSL), () => {
   it("with TLS: gRPC and HTTPS on one port, ALPN picks http/1.1 for clients offering both, plaintext refused", async () => {
     const handle = await startShared({ tlsCert: server.cert, tlsKey: server.key });
     try {

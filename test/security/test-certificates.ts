@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { systemTool } from "../support/system-tools.js";
 
 /** PEM files of one issued certificate. */
 export interface IssuedCertificate {
@@ -9,8 +10,11 @@ export interface IssuedCertificate {
   key: string;
 }
 
+/** The openssl CLI; without it no file is made, and the tests that use them state `needs(OPENSSL)` and are skipped. */
+export const OPENSSL = systemTool("openssl");
+
 function openssl(args: string[]): void {
-  execFileSync("openssl", args, { stdio: "pipe" });
+  if (OPENSSL.available) execFileSync("openssl", args, { stdio: "pipe" });
 }
 
 /** A self-signed CA in `folder` (P-256, valid one day), made with the openssl CLI. */

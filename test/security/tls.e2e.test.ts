@@ -19,7 +19,8 @@ import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { EXAMPLE_ESTIMATE_REQUEST } from "../../services/mesh/estimate-example.js";
 import { startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { runCliCaptured } from "../support/run-cli.js";
-import { createCa, issueCertificate } from "./test-certificates.js";
+import { createCa, issueCertificate, OPENSSL } from "./test-certificates.js";
+import { needs } from "../support/system-tools.js";
 
 const folder = mkdtempSync(join(tmpdir(), "tls-e2e-"));
 const ca = createCa(folder, "ca");
@@ -55,7 +56,7 @@ async function healthWith(address: string, settings: Partial<ClientSecurityConfi
   }
 }
 
-describe("TLS", () => {
+describe("TLS", needs(OPENSSL), () => {
   it("refuses plaintext clients and serves clients that trust the CA", async () => {
     const handle = await startHealthServer({ tlsCert: server.cert, tlsKey: server.key });
     try {
@@ -108,7 +109,7 @@ describe("TLS", () => {
   });
 });
 
-describe("a mesh with mTLS and tokens", () => {
+describe("a mesh with mTLS and tokens", needs(OPENSSL), () => {
   it("trains the default models through TLS peer channels and answers Estimate and the CLI over TLS", async () => {
     const tokens = join(folder, "tokens");
     writeFileSync(tokens, "ci:0123456789abcdef0123456789abcdef\n");

@@ -1,4 +1,4 @@
-// A real Prometheus (the Debian package's /usr/bin/prometheus) for integration and end-to-end tests:
+// A real Prometheus (the Debian package's prometheus, found on PATH) for integration and end-to-end tests:
 // backfill recorded data with promtool, start the server on 127.0.0.1 with a temporary TSDB, stop it
 // and remove the folder. Nothing here mocks Prometheus.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { describeWith, systemTool } from "./system-tools.js";
 
 const run = promisify(execFile);
 
@@ -34,10 +35,14 @@ export interface PrometheusOptions {
   readonly scrapeTargets?: readonly string[];
 }
 
-/** Path of the prometheus binary (Debian package). */
-export const PROMETHEUS_BINARY = "/usr/bin/prometheus";
-/** Path of promtool (Debian package). */
-export const PROMTOOL_BINARY = "/usr/bin/promtool";
+/** Prometheus and promtool on PATH (Debian package prometheus). */
+export const PROMETHEUS_TOOLS = [systemTool("prometheus"), systemTool("promtool")] as const;
+/** Path of the prometheus binary. */
+export const PROMETHEUS_BINARY = PROMETHEUS_TOOLS[0].path ?? "prometheus";
+/** Path of promtool. */
+export const PROMTOOL_BINARY = PROMETHEUS_TOOLS[1].path ?? "promtool";
+/** `describe` for tests that run Prometheus: skipped, naming the package, where it is not installed. */
+export const describeWithPrometheus = describeWith(...PROMETHEUS_TOOLS);
 
 /** Starts Prometheus on 127.0.0.1 with a fresh TSDB (backfilled if asked) and waits until it is ready. */
 export async function startPrometheus(options: PrometheusOptions = {}): Promise<PrometheusInstance> {

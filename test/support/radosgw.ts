@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { systemTool } from "./system-tools.js";
 
 const run = promisify(execFile);
 
@@ -22,8 +23,9 @@ export interface RadosgwInstance {
   stop(): Promise<void>;
 }
 
-/** Whether the Debian packages are installed (.ci/run installs them). */
-export const RADOSGW_BINARY = "/usr/bin/radosgw";
+/** The Ceph daemons and CLI on PATH (Debian packages radosgw, ceph-mon, ceph-osd, ceph-common; .ci/run installs them). */
+export const RADOSGW_TOOLS = [systemTool("radosgw"), systemTool("ceph-mon"), systemTool("ceph-osd"), systemTool("ceph")] as const;
+export const RADOSGW_BINARY = RADOSGW_TOOLS[0].path ?? "radosgw";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -5,14 +5,15 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TreeWriter } from "../../services/vm-power/index.js";
-import { buildKeplerProbe, type BuiltProbe, goMissing, KeplerProbe, skipKeplerTests } from "./support/kepler-probe.js";
+import { buildKeplerProbe, type BuiltProbe, KEPLER_GO, KeplerProbe } from "./support/kepler-probe.js";
+import { needs } from "../support/system-tools.js";
 import { VM_ZONES } from "./support/modelled-vm.js";
 import { scratchFolder } from "./support/tree-scenario.js";
 
 const READS = 10_000;
 const MAX_WATTS = 60;
 
-describe.skipIf(skipKeplerTests)(`Kepler v0.11.4's readers against the writer${goMissing ? ` (${goMissing})` : ""}`, () => {
+describe("Kepler v0.11.4's readers against the writer", needs(...KEPLER_GO), () => {
   let built: BuiltProbe;
   beforeAll(() => {
     built = buildKeplerProbe();

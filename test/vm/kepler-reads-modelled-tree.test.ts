@@ -14,14 +14,15 @@
 // hammer test's subject (kepler-hammer.test.ts), on the wall clock.
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildKeplerProbe, type BuiltProbe, goMissing, KeplerProbe, skipKeplerTests } from "./support/kepler-probe.js";
+import { buildKeplerProbe, type BuiltProbe, KEPLER_GO, KeplerProbe } from "./support/kepler-probe.js";
+import { needs } from "../support/system-tools.js";
 import { runTreeScenario, SCENARIO_RANGE_UJ, scratchFolder } from "./support/tree-scenario.js";
 import { VM_ZONES } from "./support/modelled-vm.js";
 import { TreeWriter } from "../../services/vm-power/index.js";
 
 const ZONE_NAMES = ["core", "dram", "package", "uncore"];
 
-describe.skipIf(skipKeplerTests)(`Kepler v0.11.4's reader over the modelled tree${goMissing ? ` (${goMissing})` : ""}`, () => {
+describe("Kepler v0.11.4's reader over the modelled tree", needs(...KEPLER_GO), () => {
   let built: BuiltProbe;
   beforeAll(() => {
     built = buildKeplerProbe();

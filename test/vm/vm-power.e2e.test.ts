@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startEstimator } from "../../services/estimator/main.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
@@ -30,7 +30,13 @@ import {
 } from "../../services/vm-power/training/vm-training-table.js";
 import { createMatrix, matrixToWasm, meanAbsolutePercentageError } from "../../wasm-core/src/index.js";
 import { spawnNode, type RunningChild } from "../support/child-process.js";
-import { PROMTOOL_BINARY, type PrometheusInstance, savedResponseToOpenMetrics, startPrometheus } from "../support/prometheus.js";
+import {
+  describeWithPrometheus,
+  PROMTOOL_BINARY,
+  type PrometheusInstance,
+  savedResponseToOpenMetrics,
+  startPrometheus,
+} from "../support/prometheus.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
 import { DEFAULT_VMS, generateVmRecording, type TestbedRecording, ZONES } from "../support/vm-testbed.js";
@@ -94,7 +100,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("VM models from host Kepler 0.10 energy and guest OS counters", () => {
+describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS counters", () => {
   it("vm-train publishes a model per VM size, and held-out workloads get package MAPE < 10% against the true power", async () => {
     // The default pipeline through the Tekton task's script (our CLI on PATH, as in our image).
     const task = readTektonResources().find((r) => r.kind === "Task" && r.metadata.name === "kepler-model-vm-train")!;

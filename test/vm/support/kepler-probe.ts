@@ -3,18 +3,26 @@
 // stdin/stdout. The files go where Go expects them: the probe inside Kepler's import path (Go forbids
 // importing internal/ from outside its tree) and the log/slog shim at "log/slog" (Go 1.19 has none).
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { REPO_ROOT } from "../../support/child-process.js";
+import { requirement, systemTool } from "../../support/system-tools.js";
 
 const KEPLER_IMPORT_PATH = "github.com/sustainable-computing-io/kepler";
 
-/** Whether `go` runs here; outside CI a missing toolchain skips the Kepler tests, in CI it fails them. */
-export const goMissing: string | undefined =
-  spawnSync("go", ["version"], { encoding: "utf8" }).status === 0 ? undefined : "the Go toolchain (golang-go) is not installed";
-export const skipKeplerTests = goMissing !== undefined && !process.env.CI;
+const GOCODE = "/usr/share/gocode/src";
+/** Go and the Debian Go sources Kepler's reader imports (GOPATH mode): the Kepler tests state `needs(...KEPLER_GO)`. */
+export const KEPLER_GO = [
+  systemTool("go"),
+  requirement(
+    "Debian's Go sources",
+    ["github.com/prometheus/procfs", "golang.org/x/sys"].every((path) => existsSync(join(GOCODE, path)))
+      ? undefined
+      : `${GOCODE} lacks procfs or x/sys (apt-get install golang-github-prometheus-procfs-dev golang-golang-x-sys-dev)`,
+  ),
+];
 
 /** A built probe binary in a temporary GOPATH. */
 export interface BuiltProbe {
@@ -24,7 +32,8 @@ export interface BuiltProbe {
 
 /** Compiles the probe and Kepler's files (about 10 s the first time; Go caches in the temporary GOPATH). */
 export function buildKeplerProbe(): BuiltProbe {
-  if (goMissing !== undefined) throw new Error(`cannot build Kepler's reader: ${goMissing} (CI installs it in .ci/run)`);
+  const missing = KEPLER_GO.flatMap((tool) => tool.reason ?? []);
+  if (missing.length > 0) throw new Error(`cannot build Kepler's reader: ${missing.join("; ")}`);
   const gopath = mkdtempSync(join(tmpdir(), "kepler-gopath-"));
   const kepler = join(gopath, "src", KEPLER_IMPORT_PATH);
   mkdirSync(join(kepler, "cmd"), { recursive: true });
@@ -41,7 +50,7 @@ export function buildKeplerProbe(): BuiltProbe {
     env: {
       ...process.env,
       GO111MODULE: "off",
-      GOPATH: `${gopath}:/usr/share/gocode`,
+      GOPATH: `${gopath}:${dirname(GOCODE)}`,
       GOCACHE: join(gopath, "cache"),
       GOFLAGS: "",
     },
