@@ -1,4 +1,5 @@
 // Thin gRPC glue for RegistryService: decode and validate, call one domain function, encode.
+import { ERROR_TABLE, errorKindOf } from "../kit/calls/error-table.js";
 import { createHash } from "node:crypto";
 import { ServerError, Status } from "nice-grpc";
 import { normalizeRequestedSource } from "../domain/energy-sources.js";
@@ -116,13 +117,7 @@ function countingFailures<T>(select: () => T): T {
   try {
     return select();
   } catch (error) {
-    observeSelectionFailure(
-      error instanceof NotFoundError
-        ? "NOT_FOUND"
-        : error instanceof InvalidInputError
-          ? "INVALID_ARGUMENT"
-          : "FAILED_PRECONDITION",
-    );
+    observeSelectionFailure(Status[ERROR_TABLE[errorKindOf(error)].grpc]);
     throw error;
   }
 }
