@@ -51,6 +51,25 @@ describe("kepler-model extract", () => {
     expect(worst).toBeLessThan(1e-9);
   });
 
+  it("--json: the summary as data (rows, columns, valid groups, correlations)", async () => {
+    const out = join(folder, "table.csv");
+    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
+    const args = ["--source", "rapl-sysfs", "--feature-group", "CounterIRQCombined", "--out", out, "--json"];
+    const result = await run(["extract", "--input", input, ...args]);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as {
+      out: string;
+      rowCount: number;
+      validFeatureGroups: string[];
+      correlations: Array<{ feature: string; correlation: number }>;
+    };
+    expect(summary).toMatchObject({ out, rowCount: 187 });
+    expect(summary.validFeatureGroups).toContain("CounterIRQCombined");
+    const instructions = summary.correlations.find((c) => c.feature === "cpu_instructions");
+    expect(instructions?.correlation).toBeCloseTo(0.98580313972, 10);
+    expect((await readFile(out, "utf8")).split("\n")).toHaveLength(187 + 2);
+  });
+
   it("writes a container-level table with the id column after the timestamp", async () => {
     const out = join(folder, "containers.csv");
     const input = extractorFixturePath("idle-2023-12-13.json.gz");

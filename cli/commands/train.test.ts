@@ -58,6 +58,41 @@ describe("kepler-model train", () => {
     ]);
   });
 
+  it("--json: the same run as data, MAE and MAPE unrounded (golden 11.50 / 4.58), nothing written with --dry-run", async () => {
+    const { code, stdout, stderr } = await run([
+      ...[
+        "train",
+        "--input",
+        fixturePath("extract_abs_acpi_CounterOnly.csv"),
+        "--source",
+        "acpi",
+        "--feature-group",
+        "CounterOnly",
+      ],
+      ...["--trainers", "LinearRegressionTrainer", "--test-timestamps", fixturePath("split_coremark.json")],
+      ...["--model-path", modelPath, "--dry-run", "--json"],
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      rowCount: number;
+      dryRun: boolean;
+      published: string[];
+      results: Array<{
+        trainerName: string;
+        outcome: string;
+        components: Array<{ component: string; maeWatts: number; mapePercent: number }>;
+      }>;
+    };
+    expect(report).toMatchObject({ rowCount: 187, dryRun: true, published: [] });
+    expect(report.results.map((r) => [r.trainerName, r.outcome])).toEqual([["LinearRegressionTrainer", "succeeded"]]);
+    const [platform] = report.results[0]!.components;
+    expect(platform!.component).toBe("platform");
+    expect(platform!.maeWatts).toBeCloseTo(11.5, 1);
+    expect(platform!.mapePercent).toBeCloseTo(4.58, 1);
+    expect(await readdir(modelPath)).toEqual([]);
+  });
+
   it("extracts a saved Prometheus response (the raw coremark dump) and trains on it: the golden MAE", async () => {
     const response = new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname;
     const { code, stdout, stderr } = await run([
