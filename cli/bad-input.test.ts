@@ -90,6 +90,12 @@ const CASES: readonly Case[] = [
       `kepler-model validate: ${path("empty.json")} holds no metrics: record a window of Kepler's metrics with \`kepler-model query\``,
   },
   {
+    name: "pod that is not in the recording",
+    argv: () => ["validate", "--input", COREMARK, "--pod", "no-such-pod"],
+    code: 1,
+    line: () => `kepler-model validate: no container series in ${COREMARK} has a pod_name containing "no-such-pod"`,
+  },
+  {
     name: "output folder that does not exist",
     argv: () => [...extractTo(COREMARK), "--out", join(out, "no", "table.csv")],
     code: 2,
