@@ -66,6 +66,7 @@ export function createRegistryModelSource(
       features: metadata.features,
       predictor,
       ...(residuals === undefined ? {} : { calibration: new IntervalCalibration(residuals) }),
+      selectionReason: selected.selection?.reason,
       provenance: { selection: selected.selection, location, machineSpec: metadata.machineSpec },
     };
   }

@@ -52,7 +52,13 @@ function postModel(body: unknown): Promise<{ status: number; headers: Record<str
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
     const call = httpRequest(
-      { host: "127.0.0.1", port: registryHttpPort, path: "/model", method: "POST", headers: { "Content-Type": "application/json" } },
+      {
+        host: "127.0.0.1",
+        port: registryHttpPort,
+        path: "/model",
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -156,7 +162,10 @@ beforeAll(async () => {
 }, 60_000);
 
 async function publish(
-  archive: { location: { pipelineName: string; energySource: string; outputType: string; featureGroup: string; modelName: string }; zip?: Uint8Array },
+  archive: {
+    location: { pipelineName: string; energySource: string; outputType: string; featureGroup: string; modelName: string };
+    zip?: Uint8Array;
+  },
   registry: ReturnType<typeof createRegistryClient>,
 ) {
   const zip = archive.zip as Uint8Array;
@@ -193,7 +202,10 @@ describe("selection by machine spec, the same on every path", () => {
     const weights = JSON.parse(http.body) as Record<string, unknown>;
     // Kepler >= 0.7.12 sent a machine spec, so it reads model_name (and the Xeon's spec for its core ratio).
     expect(weights.model_name).toBe(XEON_SGD);
-    expect((weights.platform as { All_Weights: { Bias_Weight: number } }).All_Weights.Bias_Weight).toBeCloseTo(63.732101547596734, 12);
+    expect((weights.platform as { All_Weights: { Bias_Weight: number } }).All_Weights.Bias_Weight).toBeCloseTo(
+      63.732101547596734,
+      12,
+    );
     expect(http.headers["x-kepler-model-node-type"]).toBe("ec2-0.7.11/0");
     expect(http.headers["x-kepler-model-node-type-match"]).toBe("similarity");
 
@@ -231,6 +243,64 @@ describe("selection by machine spec, the same on every path", () => {
     // Both paths run the same weights: the idle estimate is the weight.json bias.
     expect(grpc.componentPowers[0]?.powerWatts[0]).toBeCloseTo(weights.platform.All_Weights.Bias_Weight, 9);
     expect(weights.platform.All_Weights.Bias_Weight).not.toBeCloseTo(63.732101547596734, 1);
+  });
+
+  it("Estimate returns split-conformal intervals from the model's held-out residuals, unary and stream", async () => {
+    const registry = createRegistryClient(registryAddress);
+    const estimator = createEstimatorClient(estimatorAddress);
+    try {
+      const listed = await registry.client.listModels({ pipelineName: "default", trainerName: "SGDRegressorTrainer" });
+      const metadata = JSON.parse(listed.models[0]!.metadataJson) as { calibration: { abs_residuals: { platform: number[] } } };
+      const sorted = metadata.calibration.abs_residuals.platform;
+      expect(sorted).toHaveLength(19); // ceil(0.1 * 187) test rows
+      expect(listed.models[0]?.hasCalibration).toBe(true);
+      // The order statistic at level * (n + 1), interpolated, by hand.
+      const halfWidth = (level: number) => {
+        const position = level * (sorted.length + 1);
+        const k = Math.floor(position);
+        return k >= sorted.length ? sorted.at(-1)! : sorted[k - 1]! + (position - k) * (sorted[k]! - sorted[k - 1]!);
+      };
+      const request = {
+        featureNames: METRICS,
+        rowCount: 2,
+        valueList: [...new Array(METRICS.length).fill(0), ...METRICS.map((_, i) => (i < 3 ? 1e9 : 0))],
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        energySource: "acpi",
+        trainerName: "SGDRegressorTrainer",
+        machineSpec: { ...HASWELL, memoryGib: HASWELL.memory, frequencyMhz: HASWELL.frequency, vendor: "", threadsPerCore: 0 },
+      };
+      const byDefault = await estimator.client.estimate(request);
+      expect(byDefault.intervalLevel).toBe(0.9);
+      const platform = byDefault.componentPowers[0]!;
+      expect(platform.intervalHalfWidthWatts).toBeCloseTo(halfWidth(0.9), 9);
+      platform.powerWatts.forEach((watts, row) => {
+        expect(platform.upperWatts[row]).toBeCloseTo(watts + halfWidth(0.9), 9);
+        expect(platform.lowerWatts[row]).toBeCloseTo(Math.max(0, watts - halfWidth(0.9)), 9);
+      });
+      const half = await estimator.client.estimate({ ...request, intervalLevel: 0.5 });
+      expect(half.intervalLevel).toBe(0.5);
+      expect(half.componentPowers[0]!.intervalHalfWidthWatts).toBeCloseTo(halfWidth(0.5), 9);
+      expect(halfWidth(0.5)).toBeLessThan(halfWidth(0.9));
+      const streamed: number[] = [];
+      for await (const answer of estimator.client.estimateStream(
+        (async function* () {
+          yield { requestId: "a", estimate: { ...request, intervalLevel: 0.8 } };
+          yield { requestId: "b", estimate: { ...request, intervalLevel: 1.5 } };
+        })(),
+      )) {
+        if (answer.result?.$case === "estimate") streamed.push(answer.result.value.componentPowers[0]!.intervalHalfWidthWatts);
+        else
+          expect(answer.result?.value).toMatchObject({
+            code: 3,
+            message: "estimate.interval_level: must be strictly between 0 and 1 (e.g. 0.9 for 90 %), got 1.5",
+          });
+      }
+      expect(streamed).toHaveLength(1);
+      expect(streamed[0]).toBeCloseTo(halfWidth(0.8), 9);
+    } finally {
+      registry.close();
+      estimator.close();
+    }
   });
 
   it("without a spec, node type 0 as declared and the lowest held-out MAE of both pipelines (the documented default)", async () => {

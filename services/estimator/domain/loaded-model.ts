@@ -35,6 +35,8 @@ export interface LoadedModel<P> {
   /** Features the model reads (metadata.json `features`). */
   features: readonly string[];
   predictor: Predictor;
+  /** Why the source chose this model (the registry's selection reason), for the log. */
+  selectionReason?: string;
   /** Held-out residuals for prediction intervals; undefined when the model stores none. */
   calibration?: IntervalCalibration;
   provenance: P;

@@ -98,6 +98,8 @@ export class ModelCache<P> {
       (model) => {
         fresh.current = model;
         fresh.loading = undefined;
+        // Which model serves this query and why (node type matched, held-out MAE), once per load.
+        this.logger.info({ model: model.modelName, reason: model.selectionReason }, "model loaded");
         return model;
       },
       (error: unknown) => {
@@ -146,7 +148,10 @@ export class ModelCache<P> {
         entry.reloading = undefined;
         if (this.entries.get(key) !== entry) return;
         if (entry.current?.modelName !== model.modelName)
-          this.logger.info({ from: entry.current?.modelName, to: model.modelName }, "model reloaded");
+          this.logger.info(
+            { from: entry.current?.modelName, to: model.modelName, reason: model.selectionReason },
+            "model reloaded",
+          );
         entry.current = model;
         if (entry.generation === generation) entry.stale = false;
       },
