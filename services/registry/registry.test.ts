@@ -126,12 +126,14 @@ describe("SelectModel", () => {
         kind: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE,
         pipelineName: "std",
         nodeTypeSpec: undefined,
+        similarity: -1,
+        reason: "any node type (no machine spec)",
       },
       modelMatchesNodeType: true,
       maeWatts: 3,
       candidateCount: 5,
       reason:
-        'SGDRegressorTrainer_10 has the lowest MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic of pipeline "std"; trained for any node type',
+        'SGDRegressorTrainer_10 has the lowest held-out MAE (3 W) of 5 candidate models in CounterOnly, BPFOnly, Basic of pipeline "std"; trained for any node type (no machine spec)',
     });
   });
 
