@@ -3,11 +3,12 @@
 // (`kepler-model extract --level container --out table.csv` against the reference's extractor plus pandas
 // to_csv, as its CLI's extract writes) and the whole pipeline on the bundled coremark recording (both
 // sources, CounterOnly, every trainer for AbsPower and DynPower, min isolator). Each case is a whole
-// process (ours: bench/reference/ours-run.ts bundled, or bin/kepler-model.js itself with a preload that
-// reports its peak RSS; the reference: reference_run.py with its src/ on PYTHONPATH), runs interleaved,
-// 3 each; medians, ratios, peak RSS.
+// process (ours: bench/reference/ours-run.ts bundled, or the command's bundle as bin/kepler-model.js runs
+// it, with a preload that reports its peak RSS; the reference: reference_run.py with its src/ on
+// PYTHONPATH), runs interleaved, 3 each; medians, ratios, peak RSS.
 //   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference [--only=extract]
-// Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo and python3-psutil.
+// Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo, python3-psutil and
+// python3-pyudev.
 // Without REFERENCE_DIR, or when the reference does not import, it says why and measures nothing.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -90,11 +91,11 @@ export default async function run(): Promise<void> {
       .join(",");
     const oursModels = join(dir, "ours-models");
     const bundleArgs = (args: string[]) => [oursBundle, ...args];
-    // The command as a user runs it: bin/kepler-model.js, which loads the bundle npm run build:cli just refreshed.
+    // The command as a user runs it, from the bundle npm run build:cli just refreshed (ours-command.mjs).
     const commandArgs = (args: string[]) => [
       "--import",
       join(here, "peak-rss-preload.mjs"),
-      join(root, "bin/kepler-model.js"),
+      join(here, "ours-command.mjs"),
       ...args,
     ];
     const cases = [
