@@ -129,15 +129,31 @@ export const serveCommand: Command = {
     });
     // One /metrics endpoint for every service of this process (started first: it also shows the training).
     setCallMetrics(metricsPort >= 0);
-    const metrics = metricsPort < 0 ? undefined : await startMetricsServer(metricsHost, metricsPort);
-    const stopped = waitForShutdownSignal(async () => {
+    // Fail fast: a listener that cannot start (gRPC, HTTP, metrics, socket) stops everything already
+    // started and fails the command (exit 1, one line naming the listener and its address), so a
+    // half-started process never looks alive to probes.
+    const metricsStarting = metricsPort < 0 ? Promise.resolve(undefined) : startMetricsServer(metricsHost, metricsPort);
+    const closeAll = async () => {
       abort.abort();
-      const mesh = await starting.catch(() => undefined);
+      const [mesh, metrics] = await Promise.all([starting.catch(() => undefined), metricsStarting.catch(() => undefined)]);
       await mesh?.close();
       await metrics?.close();
       await stopTracing?.();
-    }, logger);
-    const mesh = await starting;
+    };
+    const stopped = waitForShutdownSignal(closeAll, logger);
+    const [metricsResult, meshResult] = await Promise.allSettled([
+      metricsStarting.catch((error: unknown) => {
+        abort.abort();
+        throw error;
+      }),
+      starting,
+    ]);
+    if (metricsResult.status === "rejected" || meshResult.status === "rejected") {
+      await closeAll();
+      throw metricsResult.status === "rejected" ? metricsResult.reason : (meshResult as PromiseRejectedResult).reason;
+    }
+    const metrics = metricsResult.value;
+    const mesh = meshResult.value;
     if (!abort.signal.aborted) {
       const estimator = mesh.servers.find((server) => server.name === "estimator");
       const first = mesh.servers[0];

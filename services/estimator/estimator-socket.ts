@@ -9,6 +9,7 @@ import type { CallPipeline } from "../kit/calls/call-pipeline.js";
 import { createCallPipeline } from "../kit/calls/create-call-pipeline.js";
 import { InboundCall } from "../kit/calls/inbound-call.js";
 import type { Logger } from "../kit/observe/logger.js";
+import { listenFailure } from "../kit/transport/listen-failure.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
 import { JsonObjectFraming } from "./domain/json-object-framing.js";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";
@@ -189,7 +190,7 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
   // Kepler makes its calls one after another; this only bounds a misbehaving client.
   server.maxConnections = 64;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => reject(listenFailure("estimator socket", path, error)));
     server.listen(path, () => {
       server.off("error", reject);
       resolve();

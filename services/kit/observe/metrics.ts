@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:http";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigKey } from "../config/config-schema.js";
+import { listenFailure } from "../transport/listen-failure.js";
 
 /** The process's metrics registry. */
 export const metricsRegistry = new Registry();
@@ -127,7 +128,7 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => reject(listenFailure("metrics HTTP", `${host}:${port}`, error)));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();

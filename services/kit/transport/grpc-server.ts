@@ -12,6 +12,7 @@ import type { Logger } from "../observe/logger.js";
 import { withTolerantDecoding } from "../checks/malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
 import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
+import { listenFailure } from "./listen-failure.js";
 import { INSECURE, type SecurityConfig } from "../security/security-config.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "../security/tls-credentials.js";
 import { serveInProcess } from "./in-process/in-process-calls.js";
@@ -135,7 +136,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   let shared: SharedPortListener | undefined;
   let port: number;
   if (options.http === undefined) {
-    port = await listenWith(server, `${options.host}:${options.port}`, serverCredentials(tlsFiles), registerDirect);
+    const bindAddress = `${options.host}:${options.port}`;
+    port = await listenWith(server, bindAddress, serverCredentials(tlsFiles), registerDirect).catch((error: unknown) => {
+      throw listenFailure(`${options.serviceName} gRPC`, bindAddress, error);
+    });
   } else {
     // grpc-js binds nothing; the front socket owns the port (and terminates TLS) and injects gRPC connections.
     const { injector } = await listenWithoutBinding(server, registerDirect);
@@ -150,7 +154,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       });
     } catch (error) {
       server.forceShutdown();
-      throw error;
+      throw listenFailure(`${options.serviceName} gRPC and HTTP`, `${options.host}:${options.port}`, error);
     }
     port = shared.port;
   }
