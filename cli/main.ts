@@ -17,7 +17,7 @@ export async function runCli(
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    io.stderr.write(`kepler-model: unknown command "${name}"\n\n${topLevelHelp()}`);
+    io.stderr.write(`kepler-model: unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})\n`);
     return 2;
   }
   return runCommand(command, rest, io);
