@@ -3,8 +3,8 @@ import "./system-tools.js"; // the TaskMeta.skipReason type
 
 /**
  * Prints the plain closing line CI reads: `vitest: P passed, F failed, S skipped`, after the skipped
- * tests grouped by their reason. A test file that fails to import counts as one failure, so a broken file
- * cannot pass silently. Under CI=true (.ci/run installs every tool the tests use) a skipped test counts
+ * tests grouped by their reason. A test file that fails to import counts as one failure, and a test whose
+ * suite's hook failed counts as failed, so a broken file cannot pass silently. Under CI=true (.ci/run installs every tool the tests use) a skipped test counts
  * as failed and the run exits non-zero.
  */
 export default class ClosingLineReporter implements Reporter {
@@ -18,7 +18,7 @@ export default class ClosingLineReporter implements Reporter {
         tests++;
         const result = test.result();
         if (result.state === "passed") passed++;
-        else if (result.state === "failed") failed++;
+        else if (result.state === "failed" || inFailedSuite(test)) failed++;
         else {
           const reason = (result.state === "skipped" ? result.note : undefined) ?? test.meta().skipReason ?? "no reason given";
           skipped.set(reason, [...(skipped.get(reason) ?? []), testName(test)]);
@@ -40,6 +40,12 @@ export default class ClosingLineReporter implements Reporter {
     }
     process.stdout.write(`${text}\nvitest: ${passed} passed, ${failed} failed, ${ci ? 0 : skippedCount} skipped\n`);
   }
+}
+
+/** Whether a hook of a suite around the test failed (vitest then marks the test skipped, not failed). */
+function inFailedSuite(test: TestCase): boolean {
+  for (let parent = test.parent; parent.type === "suite"; parent = parent.parent) if (parent.state() === "failed") return true;
+  return false;
 }
 
 /** `file > suite > test`, with the file relative to the project. */

@@ -21,6 +21,8 @@ export interface SystemTool {
   readonly available: boolean;
   /** Why it cannot be used (names the Debian package to install); undefined when available. */
   readonly reason: string | undefined;
+  /** The Debian package that installs it (undefined for a requirement that is not a tool). */
+  readonly debianPackage?: string;
 }
 
 /** The Debian package that installs each tool (what .ci/run installs), named in the skip reason. */
@@ -64,12 +66,9 @@ export function systemTool(name: string): SystemTool {
   if (cached !== undefined) return cached;
   const directories = (process.env.PATH ?? "").split(delimiter).filter((directory) => directory !== "");
   const path = directories.map((directory) => join(directory, name)).find(isExecutableFile);
-  const tool: SystemTool = {
-    name,
-    path,
-    available: path !== undefined,
-    reason: path !== undefined ? undefined : `${name} is not on PATH (apt-get install ${DEBIAN_PACKAGES[name] ?? name})`,
-  };
+  const debianPackage = DEBIAN_PACKAGES[name] ?? name;
+  const reason = path !== undefined ? undefined : `${name} is not on PATH (apt-get install ${debianPackage})`;
+  const tool: SystemTool = { name, path, available: path !== undefined, reason, debianPackage };
   found.set(name, tool);
   return tool;
 }
@@ -84,8 +83,20 @@ export function requirement(name: string, reason: string | undefined): SystemToo
  * tools' reasons as the test's `skipReason`, unless every tool is available.
  */
 export function needs(...tools: readonly SystemTool[]): TestOptions {
-  const reasons = tools.flatMap((tool) => tool.reason ?? []);
-  return reasons.length === 0 ? {} : { skip: true, meta: { skipReason: reasons.join("; ") } };
+  const reason = missingReason(tools);
+  return reason === undefined ? {} : { skip: true, meta: { skipReason: reason } };
+}
+
+/** One sentence for every missing tool and requirement, e.g. `radosgw, ceph are not on PATH (apt-get install radosgw ceph-common)`. */
+function missingReason(tools: readonly SystemTool[]): string | undefined {
+  const missing = tools.filter((tool) => !tool.available);
+  const onPath = missing.filter((tool) => tool.debianPackage !== undefined);
+  const reasons = missing.filter((tool) => tool.debianPackage === undefined).map((tool) => tool.reason!);
+  if (onPath.length > 1) {
+    const packages = [...new Set(onPath.map((tool) => tool.debianPackage))].join(" ");
+    reasons.unshift(`${onPath.map((tool) => tool.name).join(", ")} are not on PATH (apt-get install ${packages})`);
+  } else if (onPath.length === 1) reasons.unshift(onPath[0]!.reason!);
+  return reasons.length === 0 ? undefined : reasons.join("; ");
 }
 
 /** `describe` whose tests are skipped, naming the missing tools, unless every one is available. */
@@ -95,8 +106,8 @@ export function describeWith(...tools: readonly SystemTool[]): (name: string, bo
 
 /** Skips the running test, naming the missing tools, unless every one is available (for a test that starts them itself). */
 export function skipWithout(context: TestContext, ...tools: readonly SystemTool[]): void {
-  const reasons = tools.flatMap((tool) => tool.reason ?? []);
-  if (reasons.length > 0) context.skip(reasons.join("; "));
+  const reason = missingReason(tools);
+  if (reason !== undefined) context.skip(reason);
 }
 
 /** The tool's path, for spawning it; throws (naming the package) when it is missing. */
