@@ -144,7 +144,8 @@ export function calibrationOf(metadata: Record<string, unknown>): Map<string, Fl
   if (!isRecord(record) || !isRecord(record.abs_residuals)) return undefined;
   const residuals = new Map<string, Float64Array>();
   for (const [component, values] of Object.entries(record.abs_residuals)) {
-    if (Array.isArray(values) && values.length > 0 && values.every(isFiniteNumber)) residuals.set(component, Float64Array.from(values));
+    if (Array.isArray(values) && values.length > 0 && values.every(isFiniteNumber))
+      residuals.set(component, Float64Array.from(values));
   }
   return residuals.size > 0 ? residuals : undefined;
 }

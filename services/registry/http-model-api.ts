@@ -170,7 +170,8 @@ export function parseBestModelsQuery(params: URLSearchParams): {
     const value = text(name);
     if (value === undefined) return undefined;
     const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < 0) throw new InvalidInputError(name, `expected a non-negative number, got "${value}"`);
+    if (!Number.isFinite(parsed) || parsed < 0)
+      throw new InvalidInputError(name, `expected a non-negative number, got "${value}"`);
     return parsed;
   };
   const machineSpec = nodeSpecFrom({

@@ -16,7 +16,12 @@ describe("split-conformal intervals", () => {
 
   it("takes the order statistic at level * (n + 1), interpolated", () => {
     // n = 19, level 0.9: position 18 exactly, the 18th smallest.
-    expect(conformalHalfWidth(Array.from({ length: 19 }, (_, i) => i + 1), 0.9)).toBe(18);
+    expect(
+      conformalHalfWidth(
+        Array.from({ length: 19 }, (_, i) => i + 1),
+        0.9,
+      ),
+    ).toBe(18);
     // n = 10: position 9.9 = 9th (2) + 0.9 * (10th (5) - 9th).
     expect(conformalHalfWidth([0, 0, 0, 0, 0, 0, 0, 0.5, 2, 5], 0.9)).toBeCloseTo(4.7, 12);
     // Position past n: the largest residual; position below 1: a fraction of the smallest.

@@ -40,6 +40,9 @@ export function assertIntervalLevel(level: number, field = "interval_level"): nu
 }
 
 /** Bounds of one component's predictions: lower = max(p - w, 0), upper = p + w. */
-export function intervalBounds(powerWatts: Float64Array, halfWidthWatts: number): { lowerWatts: Float64Array; upperWatts: Float64Array } {
+export function intervalBounds(
+  powerWatts: Float64Array,
+  halfWidthWatts: number,
+): { lowerWatts: Float64Array; upperWatts: Float64Array } {
   return predictionBounds(powerWatts, halfWidthWatts);
 }

@@ -111,15 +111,28 @@ export function chooseNodeType(
     if (entry === undefined) continue;
     const similarity = specSimilarity(entry.spec, spec);
     const candidateRank = rank(result, similarity);
-    if (best === undefined || candidateRank[0] > best.rank[0] || (candidateRank[0] === best.rank[0] && candidateRank[1] > best.rank[1])) {
-      const match: NodeTypeMatchInfo = { ...result, pipelineName: pipeline.name, nodeTypeSpec: entry.spec, similarity, reason: "" };
+    if (
+      best === undefined ||
+      candidateRank[0] > best.rank[0] ||
+      (candidateRank[0] === best.rank[0] && candidateRank[1] > best.rank[1])
+    ) {
+      const match: NodeTypeMatchInfo = {
+        ...result,
+        pipelineName: pipeline.name,
+        nodeTypeSpec: entry.spec,
+        similarity,
+        reason: "",
+      };
       best = { match, rank: candidateRank };
     }
   }
   if (best === undefined) {
     const why = declared !== undefined ? `node type ${declared} is in no searched pipeline and ` : "";
     return {
-      match: noMatch(first, `any node type (${why}no searched pipeline indexes the machine spec of a node type it has models for)`),
+      match: noMatch(
+        first,
+        `any node type (${why}no searched pipeline indexes the machine spec of a node type it has models for)`,
+      ),
       pipelineNames: names,
     };
   }

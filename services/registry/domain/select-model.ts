@@ -129,7 +129,8 @@ function searchedPipelines(
       store
         .list()
         .filter(
-          (m) => m.location.pipelineName === name && m.location.energySource === source && outputTypes.includes(m.location.outputType),
+          (m) =>
+            m.location.pipelineName === name && m.location.energySource === source && outputTypes.includes(m.location.outputType),
         )
         .map((m) => m.nodeType),
     );
