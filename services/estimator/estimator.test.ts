@@ -192,7 +192,7 @@ describe("Estimate with imported kepler-model-db weight.json models", () => {
       dram: [18.616285480502686 + 8.434209551249596 * (x / 95877.00000000001)],
     });
     expect(response.modelName).toBe("SGDRegressorTrainer_0");
-    expect(response.selection?.reason).toContain("lowest MAE (60.78 W)");
+    expect(response.selection?.reason).toContain("lowest held-out MAE (60.78 W)");
   });
 
   it("curve-fit weights are evaluated on the group's main feature", async () => {
