@@ -9,9 +9,10 @@
 import { InvalidInputError } from "../../domain/errors.js";
 import type { DomainLogger } from "../../kit/observe/logger.js";
 import type { ModelLocation } from "../../models/index.js";
-import type { ListedModel, ModelFiles, ModelStorage } from "../storage/model-storage.js";
+import type { ListedModel, ModelFiles, ModelStorage, StoredModelBytes } from "../storage/model-storage.js";
 import type { SharedStore } from "./catalogue-deps.js";
 import type { ModelCatalogue } from "./model-catalogue.js";
+import { modelToPublish } from "./model-to-publish.js";
 import { locationKey } from "./stored-model.js";
 
 const DOWNLOAD_CONCURRENCY = 8;
@@ -91,6 +92,10 @@ export class SharedModelStore implements SharedStore {
         // A publish from this replica meanwhile is newer than what was listed: leave it to the next pull.
         if (this.seenModels.get(key) !== seen) continue;
         try {
+          if (await this.holdsSameModel(catalogue, model.location, download)) {
+            this.seenModels.set(key, model.signature);
+            continue;
+          }
           await catalogue.publish({ location: model.location, ...download }, { kind: "published", fromShared: true });
           this.seenModels.set(key, model.signature);
           this.unservable.delete(key);
@@ -113,6 +118,17 @@ export class SharedModelStore implements SharedStore {
     }
     this.firstPull = false;
     return result;
+  }
+
+  // A writer puts the weight sibling before the zip, so a listing can catch a model whose sibling is
+  // new and whose zip is not yet: when that serves what the cache already holds (the zip carries its
+  // weight.json), it is recorded as seen, not announced again; the zip's change comes with a later pull.
+  private async holdsSameModel(catalogue: ModelCatalogue, location: ModelLocation, download: StoredModelBytes): Promise<boolean> {
+    const cached = catalogue.list().find((m) => locationKey(m.location) === locationKey(location));
+    if (cached === undefined) return false;
+    const zip = await catalogue.readArchive(cached).catch(() => undefined);
+    if (zip === undefined || !zip.equals(download.zip)) return false;
+    return modelToPublish({ location, ...download }, catalogue.zipLimits, 0).model.weightJson === cached.weightJson;
   }
 
   // At start the cache may already hold the store's model (a restart): no need to download it again.
