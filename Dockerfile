@@ -13,7 +13,12 @@
 # The builder stage generates the contracts, builds the WebAssembly core and bundles the command
 # (dist/, npm run build); bin/kepler-model.js runs that bundle, or the TypeScript sources through tsx (a
 # production dependency) with --trainer-modules.
+# The version label is package.json's version (cli/version.test.ts checks they agree); pass the commit with
+#   docker build --build-arg REVISION="$(git rev-parse HEAD)" -t kepler-model:0.1.0 .
+# (the build context has no .git): it becomes the revision label, `kepler-model --version` and the
+# kepler_model_build_info metric's revision ("unknown" when not given).
 ARG NODE_IMAGE=node:20-bookworm-slim
+ARG REVISION=unknown
 
 FROM ${NODE_IMAGE} AS builder
 WORKDIR /src
@@ -28,9 +33,16 @@ COPY bin ./bin
 COPY cli ./cli
 COPY services ./services
 COPY deploy/vm/build-exporter.mjs ./deploy/vm/
+ARG REVISION
+ENV KEPLER_MODEL_REVISION=${REVISION}
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
+ARG REVISION
+LABEL org.opencontainers.image.title="kepler-model" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production \
     KEPLER_MODEL_HOST=0.0.0.0 \
     KEPLER_MODEL_METRICS_HOST=0.0.0.0 \

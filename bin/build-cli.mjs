@@ -3,7 +3,8 @@
 // extract-worker.mjs, isolate-worker.mjs, and shared chunks),
 // with the files they read at run time beside them, so `kepler-model` starts without compiling
 // TypeScript (bin/bundle-options.mjs: what is bundled).
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { NODE_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
@@ -27,3 +28,14 @@ copyFileSync("services/kit/workers/worker-bootstrap.js", "dist/worker-bootstrap.
 copyFileSync("services/generated/descriptor-set.binpb", "dist/descriptor-set.binpb");
 copyFileSync("services/mesh/default-data/coremark-2023-09-28.json.gz", "dist/coremark-2023-09-28.json.gz");
 copyFileSync("wasm-core/build/core.wasm", "dist/core.wasm");
+// The commit the bundle is built from (services/kit/observe/build-info.ts): KEPLER_MODEL_REVISION (the
+// image's build argument, its build has no .git), else the checkout's HEAD, else "unknown".
+function revision() {
+  if ((process.env.KEPLER_MODEL_REVISION ?? "") !== "") return process.env.KEPLER_MODEL_REVISION;
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return "unknown";
+  }
+}
+writeFileSync("dist/revision.txt", `${revision()}\n`);

@@ -1,5 +1,6 @@
 import { COMMANDS } from "./commands/index.js";
 import { runCommand } from "./run-command.js";
+import { versionLine } from "../services/kit/observe/build-info.js";
 
 /** Runs `kepler-model <command> [flags]` and returns the exit code. */
 export async function runCli(
@@ -15,6 +16,10 @@ export async function runCli(
     io.stdout.write(topLevelHelp());
     return 0;
   }
+  if (name === "--version" || name === "-V") {
+    io.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
     io.stderr.write(`kepler-model: unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})\n`);
@@ -27,7 +32,7 @@ function topLevelHelp(): string {
   const lines = [
     "kepler-model: train Kepler power models from Prometheus metrics and serve them over gRPC.",
     "",
-    "Usage: kepler-model <command> [flags]   (kepler-model <command> --help for its flags)",
+    "Usage: kepler-model <command> [flags]   (kepler-model <command> --help for its flags; kepler-model --version)",
     "",
     "Commands:",
     ...COMMANDS.map((command) => `  ${command.name.padEnd(12)} ${command.summary}`),

@@ -1,6 +1,7 @@
 import type { ConfigKey } from "../../services/kit/config/config-schema.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
+import { versionLine } from "../../services/kit/observe/build-info.js";
 import { setCallMetrics, startMetricsServer } from "../../services/kit/observe/metrics.js";
 import { otlpTracesEndpoint, startTracing } from "../../services/kit/observe/tracing.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
@@ -161,7 +162,7 @@ export const serveCommand: Command = {
         [
           ...outcomeLine(mesh.defaultModels, modelPath),
           "",
-          "kepler-model services listening (gRPC, health, reflection):",
+          `${versionLine()}: services listening (gRPC, health, reflection):`,
           ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
           ...mesh.servers
             .filter((server) => server.name === "registry")

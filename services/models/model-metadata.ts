@@ -1,5 +1,5 @@
 // metadata.json of one model, with the reference's keys in the reference's order (spec §6.2), plus
-// our `format_version` last. Readers that only know the reference keys (the Python estimator, the
+// `trained_by_version` (the kepler-model version that trained it) and our `format_version` last. Readers that only know the reference keys (the Python estimator, the
 // model server's selection) ignore the extra key.
 import { InvalidInputError } from "../domain/errors.js";
 import type { OutputTypeName } from "./model-location.js";
@@ -36,6 +36,8 @@ export interface ModelMetadataInput {
   components: readonly ComponentAccuracy[];
   nodeType?: number;
   machineSpec?: MetadataMachineSpec;
+  /** The kepler-model version that trained the model (package.json's), stored as `trained_by_version`. */
+  trainedByVersion?: string;
   /**
    * The held-out test rows (timestamps, Unix seconds, in split order) and, per component, the exact errors of
    * the served (clamped) predictions on them and their sorted absolute residuals (split-conformal calibration).
@@ -108,6 +110,7 @@ export function createModelMetadata(input: ModelMetadataInput): Record<string, u
       abs_residuals: Object.fromEntries(heldOut.components.map((c) => [c.component, Array.from(c.absResidualsSorted)])),
     };
   }
+  if (input.trainedByVersion !== undefined) metadata.trained_by_version = input.trainedByVersion;
   metadata.format_version = MODEL_FORMAT_VERSION;
   return metadata;
 }

@@ -10,6 +10,7 @@ import { type HeldOutRecord, heldOutOf, REPORT_FOLDER } from "../models/index.js
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import { listBestModels } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
+import { versionLine } from "../kit/observe/build-info.js";
 
 export interface BrowserPage {
   readonly contentType: string;
@@ -34,6 +35,7 @@ figure { margin: 1em 0; } figcaption { font-weight: bold; }
 </style></head>
 <body><p><a href="/ui">All pipelines</a></p>
 ${body}
+<footer class="version">${escape(versionLine())}</footer>
 </body></html>
 `,
   };

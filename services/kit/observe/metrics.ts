@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigKey } from "../config/config-schema.js";
 import { listenFailure } from "../transport/listen-failure.js";
+import { buildInfo } from "./build-info.js";
 
 /** The process's metrics registry. */
 export const metricsRegistry = new Registry();
@@ -116,6 +117,7 @@ export interface MetricsServer {
 
 /** Serves the process registry as Prometheus text on GET /metrics. */
 export async function startMetricsServer(host: string, port: number): Promise<MetricsServer> {
+  registerBuildInfo();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
@@ -136,4 +138,14 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
     port: typeof address === "object" && address !== null ? address.port : port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+// kepler_model_build_info{version,revision} 1: which build serves (join it onto other series by instance).
+function registerBuildInfo(): void {
+  if (metricsRegistry.getSingleMetric("kepler_model_build_info") !== undefined) return;
+  const { version, revision } = buildInfo();
+  gauge("kepler_model_build_info", "The running kepler-model: version from package.json, revision the git commit; always 1.", [
+    "version",
+    "revision",
+  ]).set({ version, revision }, 1);
 }

@@ -14,6 +14,7 @@ import {
 } from "../../models/index.js";
 import type { TrainerImplementation } from "./trainer.js";
 import type { ComponentResult } from "./training-results.js";
+import { buildInfo } from "../../kit/observe/build-info.js";
 
 /** What the archive needs besides the fitted models. */
 export interface ArchiveContext {
@@ -48,6 +49,7 @@ export function buildModelArchive(
     components: accuracy,
     nodeType: context.nodeType,
     machineSpec: context.machineSpec,
+    trainedByVersion: buildInfo().version,
     heldOut: {
       timestampsSeconds: accuracy[0]?.testTimestamps ?? [],
       components: accuracy.map((c) => ({ component: c.component, ...c.heldOut })),
