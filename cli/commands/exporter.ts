@@ -52,6 +52,21 @@ function treeConfig(flags: Flags): ExporterDaemonConfig["tree"] {
   };
 }
 
+/**
+ * The first reading, retried every 2 s (up to 30 s apart after failures) until it succeeds: a node exporter
+ * that is not up yet (a DaemonSet's pods start in any order) is waited for instead of exiting.
+ */
+async function readWithRetry<T>(read: () => Promise<T>, logger: ReturnType<typeof createLogger>): Promise<T> {
+  for (let waitMs = 2000; ; waitMs = Math.min(waitMs * 2, 30_000)) {
+    try {
+      return await read();
+    } catch (error) {
+      logger.warn({ reason: (error as Error).message, retryInMs: waitMs }, "guest counters not readable yet; retrying");
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
 export const exporterCommand: Command = {
   name: "exporter",
   summary:
@@ -74,7 +89,7 @@ export const exporterCommand: Command = {
     const port = integerFlag(flags, "port", { min: 0 }) ?? 28283;
     const read =
       nodeExporterUrl === undefined ? () => readProcCounters(procRoot) : () => scrapeNodeExporter(nodeExporterUrl, 5000);
-    const first = await read();
+    const first = await readWithRetry(read, logger);
     const spec = vmSpec(first.vcpus, first.memoryTotalBytes);
     const connection = commandConnection({ env, flags });
     const closers: Array<() => void> = [];

@@ -1,6 +1,8 @@
 // The VM power room: models of a VM's CPU power from its own OS counters for Kepler 0.10+.
 // - guest/: the guest's counters (/proc or a node exporter) and the GuestOSOnly / GuestOSPerf features
-// - training/: the training table (host Kepler power + guest counters) and per-size model training
+// - training/: the training table (host Kepler power + guest counters), per-size model training, opt-in
+//   host-context and lagged columns
+// - host/: host context (the host's usage ratio and active watts) as features
 // - exporter/: the in-VM exporter's tick (features -> model -> watts), its model sources and /metrics
 // - tree/: the modelled powercap / hwmon sysfs tree an unchanged Kepler reads (counters, atomic writes)
 // - daemon/: the exporter daemon (timers, /metrics server, tree writer), started by `kepler-model exporter`
@@ -26,6 +28,15 @@ export {
   registryModelProvider,
 } from "./exporter/exporter-model.js";
 export { type RemoteEstimate, type TickOutcome, VmExporter, type VmExporterStatus, ZONES } from "./exporter/vm-exporter.js";
+export {
+  guestBusyVcpus,
+  HOST_CONTEXT_FEATURES,
+  type HostContextReading,
+  type HostContextSeries,
+  hostContextRow,
+} from "./host/host-context.js";
+export { addHostContext, addLaggedColumns, LAG_SUFFIX, laggedFeatures } from "./training/vm-feature-transforms.js";
+export { blendWatts, type SizeBlend, sizeBlend } from "./exporter/size-interpolation.js";
 export { type TreeLayout, TreeWriter, type TreeWriterOptions } from "./tree/tree-writer.js";
 export { powercapZoneFolders } from "./tree/powercap-tree.js";
 export { HWMON_CHIP_NAME } from "./tree/hwmon-tree.js";
