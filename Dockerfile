@@ -3,7 +3,8 @@
 #   docker run --rm -p 8100-8106:8100-8106 kepler-model:0.1.0                 # all six services, /metrics on 8106
 #   docker run --rm -p 8101:8101 kepler-model:0.1.0 serve estimator \
 #     --registry-address registry.example:8100                               # one service
-# The image listens on 0.0.0.0: give the servers tokens before exposing its ports (docs/security.md).
+# The image listens on 0.0.0.0: without tokens its servers refuse writes (reads stay open) unless
+# KEPLER_MODEL_INSECURE_ALLOW_UNAUTHENTICATED_WRITES=true; give them tokens before exposing its ports (docs/security.md).
 # Mount a tokens file, lines "name:token[:read|write]" (tokens of 16 or more characters), readable by
 # uid 1000, and name it in KEPLER_MODEL_AUTH_TOKENS_FILE (never bake tokens into the image):
 #   docker run --rm -p 8100-8106:8100-8106 -v "$PWD/tokens:/run/secrets/kepler-model/tokens:ro" \

@@ -28,7 +28,7 @@ copyFileSync("services/kit/workers/worker-bootstrap.js", "dist/worker-bootstrap.
 copyFileSync("services/generated/descriptor-set.binpb", "dist/descriptor-set.binpb");
 copyFileSync("services/mesh/default-data/coremark-2023-09-28.json.gz", "dist/coremark-2023-09-28.json.gz");
 copyFileSync("wasm-core/build/core.wasm", "dist/core.wasm");
-// The commit the bundle is built from (services/kit/observe/build-info.ts): KEPLER_MODEL_REVISION (the
+// The commit the bundle is built from (services/domain/build-info.ts): KEPLER_MODEL_REVISION (the
 // image's build argument, its build has no .git), else the checkout's HEAD, else "unknown".
 function revision() {
   if ((process.env.KEPLER_MODEL_REVISION ?? "") !== "") return process.env.KEPLER_MODEL_REVISION;

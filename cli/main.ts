@@ -1,6 +1,6 @@
 import { COMMANDS } from "./commands/index.js";
 import { runCommand } from "./run-command.js";
-import { versionLine } from "../services/kit/observe/build-info.js";
+import { versionLine } from "../services/domain/build-info.js";
 
 /** Runs `kepler-model <command> [flags]` and returns the exit code. */
 export async function runCli(

@@ -1,7 +1,7 @@
 import type { ConfigKey } from "../../services/kit/config/config-schema.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
-import { versionLine } from "../../services/kit/observe/build-info.js";
+import { versionLine } from "../../services/domain/build-info.js";
 import { setCallMetrics, startMetricsServer } from "../../services/kit/observe/metrics.js";
 import { otlpTracesEndpoint, startTracing } from "../../services/kit/observe/tracing.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";

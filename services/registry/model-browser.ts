@@ -10,7 +10,7 @@ import { type HeldOutRecord, heldOutOf, REPORT_FOLDER } from "../models/index.js
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import { listBestModels } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
-import { versionLine } from "../kit/observe/build-info.js";
+import { versionLine } from "../domain/build-info.js";
 
 export interface BrowserPage {
   readonly contentType: string;

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigKey } from "../config/config-schema.js";
 import { listenFailure } from "../transport/listen-failure.js";
-import { buildInfo } from "./build-info.js";
+import { buildInfo } from "../../domain/build-info.js";
 
 /** The process's metrics registry. */
 export const metricsRegistry = new Registry();

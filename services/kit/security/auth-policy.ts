@@ -12,13 +12,38 @@ export interface AuthPolicy {
   readonly tokensFile: string;
   readonly authReads: boolean;
   tokens(): TokenSet;
+  /**
+   * Set when no tokens are configured on a server bound beyond loopback: writes are refused (except
+   * in-process calls of this process's own services) and this says why.
+   */
+  readonly writesRefused?: string;
 }
 
-/** The auth policy of a service config, or undefined when no tokens file is configured (everything open). */
-export function authPolicy(config: SecurityConfig, logger: Logger): AuthPolicy | undefined {
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Whether a bind host is reachable only from this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "");
+  return LOOPBACK_HOSTS.has(bare) || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+/**
+ * The auth policy of a service config bound to `host`: undefined (everything open) when no tokens file
+ * is configured and the host is loopback or --insecure-allow-unauthenticated-writes is set; writes
+ * refused when no tokens file is configured on any other host.
+ */
+export function authPolicy(config: SecurityConfig, logger: Logger, host = "127.0.0.1"): AuthPolicy | undefined {
   if (config.authTokensFile === "") {
     if (config.authReads) throw new InvalidInputError("--auth-reads", "needs --auth-tokens-file");
-    return undefined;
+    if (isLoopbackHost(host) || config.insecureAllowUnauthenticatedWrites) return undefined;
+    return {
+      tokensFile: "",
+      authReads: false,
+      tokens: () => new TokenSet([]),
+      writesRefused:
+        `this server listens on ${host} with no --auth-tokens-file, so it refuses writes: give it tokens ` +
+        "(KEPLER_MODEL_AUTH_TOKENS_FILE, docs/security.md) or set --insecure-allow-unauthenticated-writes",
+    };
   }
   let file: WatchedFile<TokenSet>;
   try {
@@ -51,6 +76,12 @@ export function authorize(
   header: string | undefined,
 ): NamedToken | undefined {
   if (access === "open" || (access === "read" && !policy.authReads)) return undefined;
+  if (policy.writesRefused !== undefined)
+    throw new AccessDenied(
+      "permission-denied",
+      `${what} changes state; ${policy.writesRefused}`,
+      "write without tokens configured",
+    );
   const needs = access === "write" ? "changes state and needs" : "needs (reads require tokens here)";
   if (header === undefined || header === "")
     throw new AccessDenied(

@@ -7,7 +7,7 @@ export const authTokensFileKey: ConfigKey<string> = {
   env: "KEPLER_MODEL_AUTH_TOKENS_FILE",
   flag: "auth-tokens-file",
   description:
-    'Bearer tokens accepted by the gRPC servers: lines "name:token[:read|write]" or a JSON map {"name": "token" | {"token", "role"}}; re-read when it changes. Empty: no authentication (anyone who can connect may write).',
+    'Bearer tokens accepted by the gRPC servers: lines "name:token[:read|write]" or a JSON map {"name": "token" | {"token", "role"}}; re-read when it changes. Empty: no authentication (on loopback anyone who can connect may write; beyond loopback writes are refused unless --insecure-allow-unauthenticated-writes).',
 };
 
 export const authReadsKey: ConfigKey<boolean> = {
@@ -17,6 +17,16 @@ export const authReadsKey: ConfigKey<boolean> = {
   flag: "auth-reads",
   description:
     "With --auth-tokens-file, also require a token (read or write role) on reads (Estimate, selection, listing, reflection); health stays open for probes.",
+};
+
+/** Safe default: a server bound beyond loopback with no tokens refuses writes unless this is set. */
+export const insecureAllowUnauthenticatedWritesKey: ConfigKey<boolean> = {
+  type: "boolean",
+  default: false,
+  env: "KEPLER_MODEL_INSECURE_ALLOW_UNAUTHENTICATED_WRITES",
+  flag: "insecure-allow-unauthenticated-writes",
+  description:
+    "Accept writes without a token on a server bound beyond loopback (--host 0.0.0.0) with no --auth-tokens-file; without it such a server refuses writes (PERMISSION_DENIED, HTTP 403) except from this process's own services. Only where something else (network policies) limits who connects.",
 };
 
 /** Client side: the token this process sends (CLI, and a service's calls to its peers). */
@@ -95,6 +105,7 @@ export const clientSecurityConfigSchema = {
 export const securityConfigSchema = {
   authTokensFile: authTokensFileKey,
   authReads: authReadsKey,
+  insecureAllowUnauthenticatedWrites: insecureAllowUnauthenticatedWritesKey,
   tlsClientCa: tlsClientCaKey,
   ...clientSecurityConfigSchema,
 };
@@ -111,6 +122,7 @@ export interface ClientSecurityConfig {
 export interface SecurityConfig extends ClientSecurityConfig {
   authTokensFile: string;
   authReads: boolean;
+  insecureAllowUnauthenticatedWrites: boolean;
   tlsClientCa: string;
 }
 
@@ -118,6 +130,7 @@ export interface SecurityConfig extends ClientSecurityConfig {
 export const INSECURE: SecurityConfig = {
   authTokensFile: "",
   authReads: false,
+  insecureAllowUnauthenticatedWrites: false,
   tlsClientCa: "",
   tokenFile: "",
   token: "",

@@ -92,7 +92,7 @@ export interface GrpcServerHandle extends ServerHandle {
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const logger = options.logger.child({ service: options.serviceName });
   const security = options.security ?? INSECURE;
-  const auth = authPolicy(security, logger);
+  const auth = authPolicy(security, logger, options.host);
   const tlsSettings = serverTlsSettings(security);
   const tlsFiles =
     tlsSettings &&
@@ -196,7 +196,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       services: names,
       http: options.http !== undefined,
       tls: tlsFiles === undefined ? "off" : tlsFiles.requireClientCertificate ? "mtls" : "tls",
-      auth: auth === undefined ? "off" : auth.authReads ? "reads and writes" : "writes",
+      auth:
+        auth === undefined
+          ? "off"
+          : auth.writesRefused !== undefined
+            ? "no tokens: writes refused"
+            : auth.authReads
+              ? "reads and writes"
+              : "writes",
       tokens: auth?.tokens().tokens.map((token) => `${token.name}:${token.role}`),
     },
     "listening",

@@ -14,7 +14,7 @@ import {
 } from "../../models/index.js";
 import type { TrainerImplementation } from "./trainer.js";
 import type { ComponentResult } from "./training-results.js";
-import { buildInfo } from "../../kit/observe/build-info.js";
+import { buildInfo } from "../../domain/build-info.js";
 
 /** What the archive needs besides the fitted models. */
 export interface ArchiveContext {

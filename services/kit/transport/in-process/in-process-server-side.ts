@@ -15,6 +15,9 @@ import {
   onNextTurn,
 } from "./in-process-wire.js";
 
+/** The peer of a call made in-process by this process's own services (never crossed a socket). */
+export const IN_PROCESS_PEER = "in-process";
+
 /** The server's end of an in-process call, as grpc-js's handlers drive it. */
 export class ServerSide implements grpc.ServerInterceptingCallInterface {
   private listener: ServerListener | undefined;
@@ -113,7 +116,7 @@ export class ServerSide implements grpc.ServerInterceptingCallInterface {
   }
 
   getPeer(): string {
-    return "in-process";
+    return IN_PROCESS_PEER;
   }
 
   getDeadline(): grpc.Deadline {

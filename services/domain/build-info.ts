@@ -2,10 +2,10 @@
 // serve banner, /metrics, the registry's /ui and the models' metadata) and the git commit it was built
 // from: baked into dist/revision.txt by `npm run build:cli`, read from the checkout when running the
 // TypeScript sources, "unknown" when neither is there (e.g. a build outside git without a revision).
+// Shared domain, so a trainer's domain can stamp its models; it locates files as services/kit/files/asset-url.ts does.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { assetUrl, runsFromSources } from "../files/asset-url.js";
 
 export interface BuildInfo {
   /** package.json's version, e.g. "0.1.0". */
@@ -30,7 +30,7 @@ export function versionLine(): string {
 
 function readVersion(): string {
   // The bundle sits in dist/, beside package.json's folder in the checkout and in the image (/app).
-  const url = assetUrl(import.meta.url, "../../../package.json", "../package.json");
+  const url = new URL(runsFromSources() ? "../../package.json" : "../package.json", import.meta.url);
   const version: unknown = JSON.parse(readFileSync(url, "utf8")).version;
   if (typeof version !== "string" || version === "") throw new Error(`${fileURLToPath(url)}: no "version"`);
   return version;
@@ -38,11 +38,14 @@ function readVersion(): string {
 
 const COMMIT = /^[0-9a-f]{40}$/;
 
+// The TypeScript sources (services/domain/), or the bundle in dist/.
+const runsFromSources = () => import.meta.url.endsWith(".ts");
+
 function readRevision(): string {
   try {
-    const text = runsFromSources(import.meta.url)
+    const text = runsFromSources()
       ? execFileSync("git", ["rev-parse", "HEAD"], {
-          cwd: fileURLToPath(new URL("../../../", import.meta.url)),
+          cwd: fileURLToPath(new URL("../../", import.meta.url)),
           encoding: "utf8",
           stdio: ["ignore", "pipe", "ignore"],
         })
