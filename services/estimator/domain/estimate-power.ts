@@ -48,7 +48,10 @@ export interface EstimateResult<P> {
   model: LoadedModel<P>;
   /** Discovered (or given) cores / the model's cores when both are known, else 1. */
   coreRatio: number;
-  /** Nominal coverage of the intervals given; 0 or undefined when the model has no calibration. */
+  /**
+   * Nominal coverage of the intervals given: the requested level, or n / (n + 1) when the model has only n
+   * residuals, too few for it; 0 or undefined when the model has no calibration.
+   */
   intervalLevel?: number;
 }
 
@@ -203,7 +206,8 @@ export class Estimator<P> {
       }
       const cores = query.machineSpec.cores;
       const coreRatio = cores > 0 && model.modelCores > 0 ? cores / model.modelCores : 1;
-      const intervalLevel = widths !== undefined && widths.size > 0 ? level : 0;
+      // The level the intervals have: the one asked for, or less when the model has too few residuals for it.
+      const intervalLevel = widths !== undefined && widths.size > 0 ? model.calibration!.achievableLevel(level) : 0;
       return { componentPowers, rowCount: input.rowCount, model, coreRatio, intervalLevel };
     } finally {
       rows.free();

@@ -19,6 +19,16 @@ export class IntervalCalibration {
     return this.residuals.get(component)?.length ?? 0;
   }
 
+  /**
+   * The coverage the intervals at `level` can have: `level`, or n / (n + 1) when a component has too few
+   * residuals for it (n < level / (1 - level): its largest residual is used, whose expected coverage that is).
+   */
+  achievableLevel(level: number): number {
+    let achievable = level;
+    for (const sorted of this.residuals.values()) achievable = Math.min(achievable, sorted.length / (sorted.length + 1));
+    return achievable;
+  }
+
   /** Half width (watts) of each calibrated component's interval at `level`. */
   halfWidthsAt(level: number): ReadonlyMap<string, number> {
     let widths = this.widths.get(level);
