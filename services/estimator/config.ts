@@ -2,6 +2,8 @@ import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfi
 import { DEFAULT_MODEL_CACHE_ENTRIES } from "./domain/model-cache.js";
 import { hostKey, peerAddressKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
+import { DEFAULT_ESTIMATOR_SOCKET_LIMITS } from "./estimator-socket-limits.js";
 
 const machineSpecKey: ConfigKey<string> = {
   type: "string",
@@ -54,6 +56,26 @@ const registryDeadlineKey: ConfigKey<number> = {
   check: (value) => (Number.isInteger(value) && value >= 100 ? undefined : `expected at least 100 ms, got ${value}`),
 };
 
+const socketMaxConnectionsKey: ConfigKey<number> = {
+  type: "integer",
+  default: DEFAULT_ESTIMATOR_SOCKET_LIMITS.maxConnections,
+  env: "KEPLER_MODEL_ESTIMATOR_SOCKET_MAX_CONNECTIONS",
+  flag: "estimator-socket-max-connections",
+  description:
+    "Connections the Kepler socket holds at once; one more evicts the oldest connection still sending its request, so stalled clients cannot lock Kepler out.",
+  check: (value) => (value >= 1 ? undefined : `expected at least 1, got ${value}`),
+};
+
+const socketRequestDeadlineKey: ConfigKey<number> = {
+  type: "integer",
+  default: DEFAULT_ESTIMATOR_SOCKET_LIMITS.requestDeadlineMs,
+  env: "KEPLER_MODEL_ESTIMATOR_SOCKET_REQUEST_MS",
+  flag: "estimator-socket-request-ms",
+  description:
+    "A whole Kepler socket request must arrive within this many ms of its first byte (however slowly it trickles), else the connection is closed.",
+  check: (value) => (value >= 10 ? undefined : `expected at least 10 ms, got ${value}`),
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
@@ -61,8 +83,11 @@ export const estimatorConfigSchema = {
   registryAddress: peerAddressKey("registry"),
   machineSpecFile: machineSpecKey,
   estimatorSocket: estimatorSocketKey,
+  socketMaxConnections: socketMaxConnectionsKey,
+  socketRequestDeadlineMs: socketRequestDeadlineKey,
   modelCacheEntries: modelCacheEntriesKey,
   ...securityConfigSchema,
+  ...overloadConfigSchema,
   registryDeadlineMs: registryDeadlineKey,
   intervalCoveragePercent: intervalCoverageKey,
 } satisfies ConfigSchema;

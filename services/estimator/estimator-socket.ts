@@ -1,35 +1,26 @@
 // The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
 // one JSON PowerRequest per connection, one response written at once, then the socket is ended.
 // Parsing and encoding live in domain/; this file only moves bytes and applies the limits. Each request
-// is one call of the kit's call pipeline (logging, metrics, deadline; the error table's socket reply).
+// is one call of the kit's call pipeline (logging, metrics, admission, deadline; the error table's socket
+// reply). Fairness: a whole request must arrive within a deadline from its first byte, and when every
+// slot is taken a newcomer evicts the oldest connection still sending, so trickling clients cannot lock
+// Kepler out.
 import { lstat, unlink } from "node:fs/promises";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { FailedPreconditionError, InvalidInputError, UnavailableError } from "../domain/errors.js";
 import type { CallPipeline } from "../kit/calls/call-pipeline.js";
+import type { AdmissionPolicy } from "../kit/calls/admission.js";
 import { createCallPipeline } from "../kit/calls/create-call-pipeline.js";
 import { InboundCall } from "../kit/calls/inbound-call.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { listenFailure } from "../kit/transport/listen-failure.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
+import { DEFAULT_ESTIMATOR_SOCKET_LIMITS, type EstimatorSocketLimits } from "./estimator-socket-limits.js";
 import { JsonObjectFraming } from "./domain/json-object-framing.js";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";
 import { type KeplerPowers, encodeErrorResponse, encodePowerResponse } from "./domain/kepler-power-response.js";
 
-/** Limits of the socket; the defaults suit Kepler, tests shorten them. */
-export interface EstimatorSocketLimits {
-  /** A request larger than this gets an error response (Kepler's largest is a few hundred kB). */
-  maxRequestBytes: number;
-  /** A client that has not sent a whole request by then is disconnected. */
-  idleTimeoutMs: number;
-  /** Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs. */
-  estimateDeadlineMs: number;
-}
-
-export const DEFAULT_ESTIMATOR_SOCKET_LIMITS: EstimatorSocketLimits = {
-  maxRequestBytes: 4 * 1024 * 1024,
-  idleTimeoutMs: 10_000,
-  estimateDeadlineMs: 5_000,
-};
+export { DEFAULT_ESTIMATOR_SOCKET_LIMITS, type EstimatorSocketLimits };
 
 export interface EstimatorSocketOptions {
   path: string;
@@ -37,6 +28,8 @@ export interface EstimatorSocketOptions {
   estimate: (input: EstimateInput) => Promise<KeplerPowers>;
   logger: Logger;
   limits?: Partial<EstimatorSocketLimits>;
+  /** Admission shared with the estimator's gRPC server (its priority slots); default: every request admitted. */
+  admission?: AdmissionPolicy;
 }
 
 // A socket request as the call pipeline sees it: open (Kepler sends no token), no headers.
@@ -95,11 +88,13 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
   const limits = { ...DEFAULT_ESTIMATOR_SOCKET_LIMITS, ...options.limits };
   const { logger, path } = options;
   await clearStaleSocket(path);
-  const connections = new Set<Socket>();
+  // Open connections, oldest first, and whether each is still sending its request (evictable).
+  const connections = new Map<Socket, { sending: boolean }>();
   // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
   const pipeline: CallPipeline = createCallPipeline({
     service: "estimator",
     logger,
+    admission: options.admission,
     deadline: {
       ms: limits.estimateDeadlineMs,
       expired: (ms) => new UnavailableError("estimator", `no estimate within ${ms} ms (model registry slow or unreachable)`),
@@ -118,7 +113,8 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     const call = new SocketInboundCall(path);
     let powersAsList = false;
     try {
-      pipeline.start(call);
+      const waiting = pipeline.start(call);
+      if (waiting !== undefined) await waiting;
       const decoded = decodeKeplerPowerRequest(request);
       powersAsList = decoded.powersAsList;
       const powers = await pipeline.run(call, estimateWith, options, decoded.input);
@@ -141,16 +137,42 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     }
   }
 
+  // Makes room for a newcomer: the oldest connection still sending is dropped; false when none is.
+  function evictStalled(): boolean {
+    for (const [socket, state] of connections) {
+      if (!state.sending) continue;
+      logger.warn({ connections: connections.size }, "estimator socket full; dropping the oldest unfinished request");
+      state.sending = false;
+      socket.destroy();
+      connections.delete(socket);
+      return true;
+    }
+    return false;
+  }
+
   function handle(socket: Socket): void {
-    connections.add(socket);
+    if (connections.size >= limits.maxConnections && !evictStalled()) {
+      logger.warn({ connections: connections.size }, "estimator socket full of requests being answered; dropping a new one");
+      socket.destroy();
+      return;
+    }
+    const state = { sending: true };
+    connections.set(socket, state);
     socket.once("close", () => connections.delete(socket));
     socket.on("error", (error) => logger.debug({ reason: error.message }, "socket client error"));
     const framing = new JsonObjectFraming();
     const chunks: Buffer[] = [];
     let received = 0;
     let done = false;
-    const respond = (text: string) => {
+    // From the first byte: the whole request by requestDeadlineMs, however slowly its bytes trickle in.
+    let requestTimer: NodeJS.Timeout | undefined;
+    const stopSending = () => {
       done = true;
+      state.sending = false;
+      clearTimeout(requestTimer);
+    };
+    const respond = (text: string) => {
+      stopSending();
       // One write then FIN: Kepler reads once. Later bytes from the client are read and dropped, and a
       // client that never closes its side is dropped after the idle timeout.
       socket.setTimeout(limits.idleTimeoutMs);
@@ -163,6 +185,14 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     socket.setTimeout(limits.idleTimeoutMs);
     socket.on("data", (chunk: Buffer) => {
       if (done) return;
+      if (received === 0) {
+        socket.setTimeout(0);
+        requestTimer = setTimeout(() => {
+          logger.debug({ received, requestDeadlineMs: limits.requestDeadlineMs }, "socket request unfinished; closing");
+          stopSending();
+          socket.destroy();
+        }, limits.requestDeadlineMs);
+      }
       received += chunk.length;
       if (received > limits.maxRequestBytes) {
         // A request this large holds many rows: answer with the many-row error shape.
@@ -170,25 +200,23 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
         return;
       }
       chunks.push(chunk);
-      const state = framing.push(chunk);
-      if (state.kind === "incomplete") return;
-      done = true;
-      socket.setTimeout(0);
-      if (state.kind === "malformed") {
-        respond(encodeErrorResponse(`request: not valid JSON (${state.reason})`, 0));
+      const framed = framing.push(chunk);
+      if (framed.kind === "incomplete") return;
+      stopSending();
+      if (framed.kind === "malformed") {
+        respond(encodeErrorResponse(`request: not valid JSON (${framed.reason})`, 0));
         return;
       }
-      const text = Buffer.concat(chunks).subarray(0, state.end).toString("utf8");
+      const text = Buffer.concat(chunks).subarray(0, framed.end).toString("utf8");
       void answer(text).then(respond);
     });
     socket.on("end", () => {
       if (!done) respond(encodeErrorResponse("request: the connection ended before a whole JSON object was sent", 0));
     });
+    socket.once("close", () => clearTimeout(requestTimer));
   }
 
   const server: Server = createServer({ allowHalfOpen: true }, handle);
-  // Kepler makes its calls one after another; this only bounds a misbehaving client.
-  server.maxConnections = 64;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) => reject(listenFailure("estimator socket", path, error)));
     server.listen(path, () => {
@@ -205,7 +233,7 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        for (const socket of connections) socket.destroy();
+        for (const socket of connections.keys()) socket.destroy();
         await closed;
         // net removes the file when it closes a server it bound; this covers a file that lingers anyway.
         await unlink(path).catch(() => undefined);

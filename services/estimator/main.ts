@@ -6,6 +6,8 @@ import { type GrpcServerHandle, type ServerHandle, startGrpcServer } from "../ki
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import { createAdmissionPolicy } from "../kit/calls/admission.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -62,9 +64,19 @@ export interface EstimatorDeps {
  * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
  */
 export async function startEstimator(
-  config: WithSecurity<
-    Omit<EstimatorConfig, "modelCacheEntries" | "intervalCoveragePercent"> &
-      Partial<Pick<EstimatorConfig, "modelCacheEntries" | "intervalCoveragePercent">>
+  config: WithOverload<
+    WithSecurity<
+      Omit<
+        EstimatorConfig,
+        "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs"
+      > &
+        Partial<
+          Pick<
+            EstimatorConfig,
+            "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs"
+          >
+        >
+    >
   >,
   deps: EstimatorDeps,
 ): Promise<ServerHandle> {
@@ -99,6 +111,9 @@ export async function startEstimator(
   const closing = new AbortController();
   // Every open EstimateStream listens for the close: as many listeners as streams, by design.
   setMaxListeners(Number.POSITIVE_INFINITY, closing.signal);
+  // gRPC Estimate and the Kepler socket share the service's admission (its priority slots).
+  const overload = overloadOf(config);
+  const admission = createAdmissionPolicy(overload);
   try {
     grpc = await startGrpcServer({
       serviceName: "estimator",
@@ -107,6 +122,8 @@ export async function startEstimator(
       logger: deps.logger,
       serving: isReady(),
       security: securityOf(config),
+      overload,
+      admission,
       services: [
         {
           definition: EstimatorServiceDefinition,
@@ -120,7 +137,12 @@ export async function startEstimator(
         path: config.estimatorSocket,
         estimate: async (input) => observeEstimate(await estimator.estimate(input), "socket"),
         logger,
-        limits: deps.socketLimits,
+        limits: {
+          ...(config.socketMaxConnections === undefined ? {} : { maxConnections: config.socketMaxConnections }),
+          ...(config.socketRequestDeadlineMs === undefined ? {} : { requestDeadlineMs: config.socketRequestDeadlineMs }),
+          ...deps.socketLimits,
+        },
+        admission,
       });
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
 import { hostKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
 import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
 import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
@@ -28,6 +29,7 @@ export const extractorConfigSchema = {
   },
   workerThreads: workerThreadsKey,
   ...securityConfigSchema,
+  ...overloadConfigSchema,
 } satisfies ConfigSchema;
 
 export type ExtractorConfig = ConfigOf<typeof extractorConfigSchema>;

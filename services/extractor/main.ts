@@ -2,6 +2,7 @@ import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extract
 import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractRunner } from "./extract-pool.js";
@@ -9,7 +10,10 @@ import { createExtractorService } from "./server.js";
 import { createAllowlist } from "../prometheus/url-allowlist.js";
 
 /** Starts the extractor gRPC server. */
-export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startExtractor(
+  config: WithOverload<WithSecurity<ExtractorConfig>>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const runner = createExtractRunner(config.workerThreads);
   let server: ServerHandle;
@@ -20,6 +24,7 @@ export async function startExtractor(config: WithSecurity<ExtractorConfig>, deps
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      overload: overloadOf(config),
       services: [
         {
           definition: ExtractorServiceDefinition,

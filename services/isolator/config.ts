@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
 import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
 import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
 /** Settings of the isolator service: every key has a type, default, env var, flag and description. */
@@ -13,6 +14,7 @@ export const isolatorConfigSchema = {
   extractorAddress: peerAddressKey("extractor"),
   workerThreads: workerThreadsKey,
   ...securityConfigSchema,
+  ...overloadConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;

@@ -3,6 +3,7 @@ import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -12,7 +13,10 @@ import { createIsolateRunner } from "./isolate-pool.js";
 import { createIsolatorService } from "./server.js";
 
 /** Starts the isolator gRPC server; its peer channels close with it. */
-export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startIsolator(
+  config: WithOverload<WithSecurity<IsolatorConfig>>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
   const registry = createRegistryClient(config.registryAddress, peer, { deadlineMs: config.peerDeadlineMs });
   const extractor = createExtractorClient(config.extractorAddress, peer, { deadlineMs: config.peerDeadlineMs });
@@ -29,6 +33,7 @@ export async function startIsolator(config: WithSecurity<IsolatorConfig>, deps: 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      overload: overloadOf(config),
       requiredPeers: [
         { name: "registry", channel: registry.channel },
         { name: "extractor", channel: extractor.channel },

@@ -1,6 +1,7 @@
 import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
 import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
 
 /** Settings of the pipeline service: every key has a type, default, env var, flag and description. */
 export const pipelineConfigSchema = {
@@ -11,6 +12,7 @@ export const pipelineConfigSchema = {
   isolatorAddress: peerAddressKey("isolator"),
   trainerAddress: peerAddressKey("trainer"),
   ...securityConfigSchema,
+  ...overloadConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;

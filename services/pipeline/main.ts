@@ -6,6 +6,7 @@ import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { createTrainerClient } from "../trainer/client.js";
@@ -16,7 +17,10 @@ import { createGrpcPeers } from "./grpc-peers.js";
 import { createPipelineService } from "./server.js";
 
 /** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
-export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startPipeline(
+  config: WithOverload<WithSecurity<PipelineConfig>>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
   const bounds = { deadlineMs: config.peerDeadlineMs };
   const clients = {
@@ -41,6 +45,7 @@ export async function startPipeline(config: WithSecurity<PipelineConfig>, deps: 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      overload: overloadOf(config),
       requiredPeers: Object.entries(clients).map(([name, client]) => ({ name, channel: client.channel })),
       peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [

@@ -2,6 +2,7 @@ import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfi
 import { modelPathKey } from "../kit/config/model-path-key.js";
 import { hostKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
 import { s3ConfigSchema } from "../object-store/index.js";
 import { checkStorageUrl } from "./storage/backends.js";
 
@@ -127,6 +128,7 @@ export const registryConfigSchema = {
   sourcePipelines: sourcePipelinesKey,
   ...registryLimitKeys,
   ...securityConfigSchema,
+  ...overloadConfigSchema,
   httpHeadersTimeoutMs: httpHeadersTimeoutKey,
   httpRequestTimeoutMs: httpRequestTimeoutKey,
 } satisfies ConfigSchema;

@@ -2,6 +2,7 @@ import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry
 import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { s3SettingsOf } from "../object-store/index.js";
@@ -34,11 +35,11 @@ export type RegistryStartConfig = Omit<RegistryConfig, DefaultedKey> & Partial<P
  * port the reference model server's HTTP routes (POST /model, GET /best-models) that Kepler calls.
  */
 export async function startRegistry(
-  startConfig: WithSecurity<RegistryStartConfig>,
+  startConfig: WithOverload<WithSecurity<RegistryStartConfig>>,
   deps: { logger: Logger },
 ): Promise<ServerHandle> {
   const defaults = Object.fromEntries(Object.entries(DEFAULTED_KEYS).map(([name, key]) => [name, key.default]));
-  const config = { ...defaults, ...startConfig } as WithSecurity<RegistryConfig>;
+  const config = { ...defaults, ...startConfig } as WithOverload<WithSecurity<RegistryConfig>>;
   const logger = deps.logger.child({ service: "registry" });
   const replica =
     config.modelStore === ""
@@ -66,6 +67,7 @@ export async function startRegistry(
     port: config.port,
     logger: deps.logger,
     security: securityOf(config),
+    overload: overloadOf(config),
     services: [
       {
         definition: RegistryServiceDefinition,

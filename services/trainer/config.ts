@@ -2,6 +2,7 @@ import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit
 import { modelPathKey } from "../kit/config/model-path-key.js";
 import { hostKey, peerAddressKey, peerDeadlineKey, peerHealthIntervalKey, portKey } from "../kit/config/service-addresses.js";
 import { securityConfigSchema } from "../kit/security/security-config.js";
+import { overloadConfigSchema } from "../kit/config/overload-config.js";
 import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
 /** Settings of the trainer service: every key has a type, default, env var, flag and description. */
@@ -32,6 +33,7 @@ export const trainerConfigSchema = {
       "Comma-separated module paths or file: URLs imported at start, each registering trainers with registerTrainer (docs/adding-a-trainer.md); they run with the server's rights, so list only your own code.",
   },
   ...securityConfigSchema,
+  ...overloadConfigSchema,
   peerDeadlineMs: peerDeadlineKey,
   peerHealthIntervalMs: peerHealthIntervalKey,
 } satisfies ConfigSchema;

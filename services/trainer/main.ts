@@ -3,6 +3,7 @@ import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
+import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
@@ -16,7 +17,10 @@ import { createTrainerService } from "./server.js";
  * Starts the trainer gRPC server. With a registry address, archives are published through the registry's
  * PublishModel (served at once); with an empty one, into the local model folder.
  */
-export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { logger: Logger }): Promise<ServerHandle> {
+export async function startTrainer(
+  config: WithOverload<WithSecurity<TrainerConfig>>,
+  deps: { logger: Logger },
+): Promise<ServerHandle> {
   await loadTrainerModules(config.trainerModules);
   const registry =
     config.registryAddress === ""
@@ -36,6 +40,7 @@ export async function startTrainer(config: WithSecurity<TrainerConfig>, deps: { 
       port: config.port,
       logger: deps.logger,
       security: securityOf(config),
+      overload: overloadOf(config),
       requiredPeers: registry === undefined ? [] : [{ name: "registry", channel: registry.channel }],
       peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [

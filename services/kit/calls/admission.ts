@@ -1,39 +1,184 @@
 // Admission: whether a call may start now. The pipeline asks before any work; a refusal is answered
-// RESOURCE_EXHAUSTED / HTTP 429 (error-table.ts). Without a policy every call is admitted.
+// RESOURCE_EXHAUSTED / HTTP 429 / the socket's error reply (error-table.ts), with a retry hint.
+// Three pools, so heavy work never takes the slots of the calls that must keep answering:
+// - priority: Estimate, EstimateStream, health and Kepler's socket (a counter; nothing allocated);
+// - streams: every other streaming call (uploads, recordings, WatchModels), refused past the limit;
+// - calls: every other unary call and HTTP request; past the limit they wait in a bounded queue.
+// Per client address: streams, and calls of the heavy pool (a priority unary call is over in a turn).
+import type { OverloadConfig } from "../config/overload-config.js";
 import type { CallInterceptor } from "./call-pipeline.js";
 import type { InboundCall } from "./inbound-call.js";
 
-/** The call was not admitted (the server is at its limit). */
+/** The call was not admitted (the server is at its limit); the client may retry after `retryAfterMs`. */
 export class AdmissionRefused extends Error {
   override readonly name = "AdmissionRefused";
+  constructor(
+    message: string,
+    readonly retryAfterMs = 1000,
+  ) {
+    super(message);
+  }
 }
 
-/** Decides admission: `admit` takes a slot or throws AdmissionRefused; `release` gives it back. */
+/** Decides admission: `admit` takes a slot (or returns the promise of one) or throws AdmissionRefused. */
 export interface AdmissionPolicy {
-  admit(call: InboundCall): void;
+  admit(call: InboundCall): void | Promise<void>;
+  /** Gives back what `admit` took (called once per admitted call). */
   release(call: InboundCall): void;
 }
 
-/** At most `maxCalls` calls at once; the next is refused. */
-export function concurrencyLimit(maxCalls: number): AdmissionPolicy {
-  let running = 0;
+/** The methods admitted ahead of heavy work, by their metric label; the estimator socket is always one. */
+export const PRIORITY_METHODS: ReadonlySet<string> = new Set([
+  "/grpc.health.v1.Health/Check",
+  "/grpc.health.v1.Health/Watch",
+  "/kepler.model.v1.EstimatorService/Estimate",
+  "/kepler.model.v1.EstimatorService/EstimateStream",
+]);
+
+/** The pool a call holds (InboundCall.admissionPool). */
+const Pool = { None: 0, Priority: 1, Stream: 2, Call: 3 } as const;
+
+export type AdmissionLimits = Pick<
+  OverloadConfig,
+  "maxCalls" | "maxCallsPerClient" | "maxQueuedCalls" | "queueWaitMs" | "maxStreams" | "maxStreamsPerClient" | "maxPriorityCalls"
+>;
+
+interface Waiter {
+  call: InboundCall;
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+  refuse: (error: AdmissionRefused) => void;
+}
+
+// "ipv4:10.0.0.7:51234" / "10.0.0.7:51234" / "[::1]:5000" -> the address without its port.
+function clientAddress(call: InboundCall): string {
+  const peer = call.peer();
+  const colon = peer.lastIndexOf(":");
+  const address = colon > 0 && /^\d+$/.test(peer.slice(colon + 1)) ? peer.slice(0, colon) : peer;
+  return address.startsWith("ipv4:") || address.startsWith("ipv6:") ? address.slice(5) : address;
+}
+
+/** The admission policy for one service (see the file comment). */
+export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy & { readonly load: AdmissionLoad } {
+  const load: AdmissionLoad = { priority: 0, streams: 0, calls: 0, queued: 0 };
+  const perClientCalls = new Map<string, number>();
+  const perClientStreams = new Map<string, number>();
+  const queue: Waiter[] = [];
+
+  const takeClient = (counts: Map<string, number>, limit: number, call: InboundCall, what: string) => {
+    const client = clientAddress(call);
+    const held = counts.get(client) ?? 0;
+    if (held >= limit) throw new AdmissionRefused(`client ${client} already has ${limit} ${what} running; retry later`, 1000);
+    counts.set(client, held + 1);
+    call.admissionClient = client;
+  };
+  const giveClient = (counts: Map<string, number>, call: InboundCall) => {
+    const client = call.admissionClient;
+    if (client === undefined) return;
+    call.admissionClient = undefined;
+    const held = (counts.get(client) ?? 1) - 1;
+    if (held === 0) counts.delete(client);
+    else counts.set(client, held);
+  };
+
+  const startCall = (call: InboundCall) => {
+    if (limits.maxCallsPerClient > 0) takeClient(perClientCalls, limits.maxCallsPerClient, call, "calls");
+    load.calls++;
+    call.admissionPool = Pool.Call;
+  };
+
   return {
-    admit() {
-      if (running >= maxCalls) throw new AdmissionRefused(`server busy: ${maxCalls} calls running; retry later`);
-      running++;
+    load,
+    admit(call) {
+      if (call.transport === "socket" || PRIORITY_METHODS.has(call.label)) {
+        if (load.priority >= limits.maxPriorityCalls)
+          throw new AdmissionRefused(`server busy: ${limits.maxPriorityCalls} estimates running; retry later`, 100);
+        if (call.streaming && limits.maxStreamsPerClient > 0)
+          takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+        load.priority++;
+        call.admissionPool = Pool.Priority;
+        return;
+      }
+      if (call.streaming) {
+        if (load.streams >= limits.maxStreams)
+          throw new AdmissionRefused(`server busy: ${limits.maxStreams} streams open; retry later`, 1000);
+        if (limits.maxStreamsPerClient > 0) takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+        load.streams++;
+        call.admissionPool = Pool.Stream;
+        return;
+      }
+      if (load.calls < limits.maxCalls && queue.length === 0) return startCall(call);
+      if (queue.length >= limits.maxQueuedCalls)
+        throw new AdmissionRefused(
+          `server busy: ${limits.maxCalls} calls running and ${limits.maxQueuedCalls} waiting; retry later`,
+          1000,
+        );
+      return new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = {
+          call,
+          resolve,
+          refuse: reject,
+          timer: setTimeout(() => {
+            queue.splice(queue.indexOf(waiter), 1);
+            load.queued = queue.length;
+            reject(
+              new AdmissionRefused(`server busy: no call slot within ${limits.queueWaitMs} ms; retry later`, limits.queueWaitMs),
+            );
+          }, limits.queueWaitMs),
+        };
+        queue.push(waiter);
+        load.queued = queue.length;
+      });
     },
-    release() {
-      running--;
+    release(call) {
+      const pool = call.admissionPool;
+      call.admissionPool = Pool.None;
+      if (pool === Pool.Priority) {
+        load.priority--;
+        if (call.streaming) giveClient(perClientStreams, call);
+      } else if (pool === Pool.Stream) {
+        load.streams--;
+        giveClient(perClientStreams, call);
+      } else if (pool === Pool.Call) {
+        load.calls--;
+        giveClient(perClientCalls, call);
+        // The freed slot goes to the longest waiter; one refused by its client's limit is answered so.
+        while (queue.length > 0 && load.calls < limits.maxCalls) {
+          const next = queue.shift()!;
+          load.queued = queue.length;
+          clearTimeout(next.timer);
+          try {
+            startCall(next.call);
+            next.resolve();
+          } catch (error) {
+            next.refuse(error as AdmissionRefused);
+          }
+        }
+      }
     },
   };
+}
+
+/** What a policy holds now (for tests and the bench). */
+export interface AdmissionLoad {
+  priority: number;
+  streams: number;
+  calls: number;
+  queued: number;
 }
 
 /** The admission step of the pipeline. */
 export function admissionInterceptor(policy: AdmissionPolicy): CallInterceptor {
   return {
     enter(call) {
-      policy.admit(call);
-      call.admitted = true;
+      const pending = policy.admit(call);
+      if (pending === undefined) {
+        call.admitted = true;
+        return;
+      }
+      return pending.then(() => {
+        call.admitted = true;
+      });
     },
     exit(call) {
       if (!call.admitted) return;

@@ -9,8 +9,8 @@ import type { InboundCall } from "./inbound-call.js";
 
 /** One step of the chain. Every hook is optional; exit runs for every call, also refused ones. */
 export interface CallInterceptor {
-  /** Before the request is read: may throw to refuse the call. */
-  enter?(call: InboundCall): void;
+  /** Before the request is read: may throw to refuse the call, or return a promise to make it wait (a queue). */
+  enter?(call: InboundCall): void | Promise<void>;
   /** Each decoded request (or stream item), before the handler: may throw to refuse it. */
   request?(call: InboundCall, request: unknown): void;
   /** Runs the handler's work (`work` is the rest of the chain). */
@@ -39,10 +39,21 @@ export class CallPipeline {
     this.exits = interceptors.flatMap((step) => (step.exit ? [step.exit.bind(step)] : [])).reverse();
   }
 
-  /** Runs every enter step; throws the refusal of the first that refuses (then end with fail). */
-  start(call: InboundCall): void {
+  /**
+   * Runs every enter step; throws the refusal of the first that refuses (then end with fail). Returns a
+   * promise only when a step makes the call wait (admission's queue); the rest run once it resolves.
+   */
+  start(call: InboundCall): void | Promise<void> {
     const enters = this.enters;
-    for (let i = 0; i < enters.length; i++) enters[i]!(call);
+    for (let i = 0; i < enters.length; i++) {
+      const waiting = enters[i]!(call);
+      if (waiting !== undefined) return this.resume(call, i + 1, waiting);
+    }
+  }
+
+  private async resume(call: InboundCall, from: number, waiting: Promise<void>): Promise<void> {
+    await waiting;
+    for (let i = from; i < this.enters.length; i++) await this.enters[i]!(call);
   }
 
   /** Checks one decoded request or stream item; throws when it is refused. */

@@ -4,6 +4,7 @@
 import { isAbortError } from "abort-controller-x";
 import { ServerError, Status } from "nice-grpc";
 import {
+  AlreadyExistsError,
   FailedPreconditionError,
   InvalidInputError,
   NotFoundError,
@@ -68,6 +69,7 @@ export function errorKindOf(error: unknown): ErrorKind {
   if (error instanceof InvalidInputError || error instanceof WasmKernelError) return "invalid-input";
   if (error instanceof NotFoundError) return "not-found";
   if (error instanceof FailedPreconditionError) return "failed-precondition";
+  if (error instanceof AlreadyExistsError) return "already-exists";
   if (error instanceof UnavailableError) return "unavailable";
   if (error instanceof NotImplementedError) return "not-implemented";
   if (error instanceof AccessDenied) return error.kind;
@@ -108,12 +110,15 @@ export interface FailureFacts {
   readonly missing?: string;
   /** Failed precondition: what is not ready (e.g. a request field naming state the server lost). */
   readonly precondition?: string;
+  /** Overloaded: when the client may try again (HTTP Retry-After, gRPC RetryInfo). */
+  readonly retryAfterMs?: number;
 }
 
 function factsOf(error: unknown): FailureFacts | undefined {
   if (error instanceof InvalidInputError) return { field: { path: error.field, reason: error.reason } };
   if (error instanceof NotFoundError) return { missing: error.what };
   if (error instanceof FailedPreconditionError && error.subject !== undefined) return { precondition: error.subject };
+  if (error instanceof AdmissionRefused) return { retryAfterMs: error.retryAfterMs };
   return undefined;
 }
 

@@ -28,6 +28,11 @@ export abstract class InboundCall {
   traceContext: unknown = undefined;
   traceId: string | undefined = undefined;
   admitted = false;
+  /** Admission: the pool the call holds a slot of, and the client address counted, if any (admission.ts). */
+  admissionPool = 0;
+  admissionClient: string | undefined = undefined;
+  /** A streaming call (set by the door before the pipeline starts): admitted against the stream limits. */
+  streaming = false;
   deadlineMs = 0;
   logger: Logger | undefined = undefined;
 

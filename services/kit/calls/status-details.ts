@@ -1,7 +1,7 @@
 // Structured error details (google.rpc.Status in the `grpc-status-details-bin` trailer, the format
 // nice-grpc-error-details reads): a field violation travels as BadRequest, a missing thing as
-// ResourceInfo, a precondition as PreconditionFailure, so a peer maps them back without parsing text.
-import { Any, BadRequest, PreconditionFailure, ResourceInfo } from "nice-grpc-error-details";
+// ResourceInfo, a precondition as PreconditionFailure, an overload's retry hint as RetryInfo, so a peer maps them back without parsing text.
+import { Any, BadRequest, PreconditionFailure, ResourceInfo, RetryInfo } from "nice-grpc-error-details";
 import { Status as RpcStatus } from "nice-grpc-error-details/lib/proto/google/rpc/status.js";
 import type { CallFailure } from "./error-table.js";
 
@@ -37,6 +37,11 @@ export function statusDetailsOf(failure: CallFailure, code: number): Uint8Array 
     details.push(
       Any.fromPartial({ typeUrl: TYPE_PREFIX + PreconditionFailure.$type, value: PreconditionFailure.encode(value).finish() }),
     );
+  }
+  if (facts.retryAfterMs !== undefined) {
+    const ms = facts.retryAfterMs;
+    const value = RetryInfo.fromPartial({ retryDelay: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 } });
+    details.push(Any.fromPartial({ typeUrl: TYPE_PREFIX + RetryInfo.$type, value: RetryInfo.encode(value).finish() }));
   }
   // The message travels in grpc-message already.
   return RpcStatus.encode(RpcStatus.fromPartial({ code, details })).finish();

@@ -85,28 +85,50 @@ function unaryHandler(
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const inbound = new GrpcJsInboundCall(path, access, call);
-    let response: unknown;
+    let waiting: void | Promise<void>;
     try {
-      pipeline.start(inbound);
-      pipeline.check(inbound, call.request);
-      response = pipeline.run(inbound, handleUnary, method, call.request);
+      waiting = pipeline.start(inbound);
     } catch (error) {
       callback(failedStatus(pipeline, inbound, error));
       return;
     }
-    if (!(response instanceof Promise)) {
-      pipeline.succeed(inbound);
-      callback(null, response);
-      return;
-    }
-    response.then(
-      (answer: unknown) => {
-        pipeline.succeed(inbound);
-        callback(null, answer);
-      },
-      (error: unknown) => callback(failedStatus(pipeline, inbound, error)),
-    );
+    // Only a queued call waits (admission.ts); an admitted one is answered in this turn.
+    if (waiting === undefined) answerUnary(method, pipeline, inbound, call, callback);
+    else
+      waiting.then(
+        () => answerUnary(method, pipeline, inbound, call, callback),
+        (error: unknown) => callback(failedStatus(pipeline, inbound, error)),
+      );
   };
+}
+
+function answerUnary(
+  method: DirectUnaryMethod,
+  pipeline: CallPipeline,
+  inbound: GrpcJsInboundCall,
+  call: grpc.ServerUnaryCall<unknown, unknown>,
+  callback: grpc.sendUnaryData<unknown>,
+): void {
+  let response: unknown;
+  try {
+    pipeline.check(inbound, call.request);
+    response = pipeline.run(inbound, handleUnary, method, call.request);
+  } catch (error) {
+    callback(failedStatus(pipeline, inbound, error));
+    return;
+  }
+  if (!(response instanceof Promise)) {
+    pipeline.succeed(inbound);
+    callback(null, response);
+    return;
+  }
+  response.then(
+    (answer: unknown) => {
+      pipeline.succeed(inbound);
+      callback(null, answer);
+    },
+    (error: unknown) => callback(failedStatus(pipeline, inbound, error)),
+  );
 }
 
 function handleItem(this: DirectBidiMethod, item: unknown): unknown {
@@ -121,6 +143,7 @@ function bidiHandler(
 ): grpc.handleBidiStreamingCall<unknown, unknown> {
   return (call) => {
     const inbound = new GrpcJsInboundCall(path, access, call);
+    inbound.streaming = true;
     let done = false;
     let stopping = false;
     // Steps (answer an item, end the call) run in order. While none is pending a step runs at once;
@@ -165,13 +188,16 @@ function bidiHandler(
       stopping = true;
       enqueue(() => finish());
     };
+    let waiting: void | Promise<void>;
     try {
-      pipeline.start(inbound);
+      waiting = pipeline.start(inbound);
     } catch (error) {
       done = true;
       call.emit("error", failedStatus(pipeline, inbound, error));
       return;
     }
+    // A queued call: its items wait behind the admission (a refusal ends the call).
+    if (waiting !== undefined) enqueue(() => waiting.then(undefined, finish));
     call.on("cancelled", () => {
       if (done) return;
       done = true;

@@ -2,7 +2,8 @@ import type * as grpc from "@grpc/grpc-js";
 import { type CompatServiceDefinition, createServer } from "nice-grpc";
 import { HealthDefinition, HealthServiceImpl, HealthState } from "nice-grpc-server-health";
 import { authPolicy } from "../security/auth-policy.js";
-import type { AdmissionPolicy } from "../calls/admission.js";
+import { type AdmissionPolicy, createAdmissionPolicy } from "../calls/admission.js";
+import { type OverloadConfig, connectionOptions, overloadOf } from "../config/overload-config.js";
 import { createCallPipeline } from "../calls/create-call-pipeline.js";
 import { type DirectMethod, type DirectMethodDefinition, registerDirectMethod } from "./direct-methods.js";
 import { createPipelineMiddleware } from "./nice-grpc-pipeline.js";
@@ -54,7 +55,9 @@ export interface GrpcServerOptions {
   serving?: boolean;
   /** Also serve HTTP/1.1 routes on the same port (connections are routed by their first bytes). */
   http?: HttpFrontOptions;
-  /** Admission control for every call (default: every call admitted). */
+  /** Admission limits, keepalive and connection age (the overload keys; each left out takes its default). */
+  overload?: Partial<OverloadConfig>;
+  /** An admission policy shared with another door (the estimator's socket); default: one from `overload`. */
   admission?: AdmissionPolicy;
   /**
    * Peers this service cannot work without: while one does not answer health, this service's own
@@ -101,7 +104,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       (error) => logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
       options.tlsReloadMs,
     );
-  const server = createServer(messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS));
+  const overload = overloadOf(options.overload ?? {});
+  const server = createServer({
+    ...messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS),
+    ...connectionOptions(overload),
+  });
   const names = options.services.map(({ definition }) => definition.fullName);
   // Every call, whichever way it arrives (nice-grpc, a direct method, an in-process peer call, an HTTP
   // route), runs through this one pipeline.
@@ -110,7 +117,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     logger,
     auth,
     checks: compileRequestBounds(REQUEST_SHAPES, names),
-    admission: options.admission,
+    admission: options.admission ?? createAdmissionPolicy(overload),
   });
   const piped = server.with(createPipelineMiddleware(pipeline));
   const wireBounds = compileWireBounds(REQUEST_SHAPES, names);

@@ -4,6 +4,7 @@
 // A service adds a route by listing it in its main (e.g. the registry's POST /model, http-api.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallPipeline } from "../calls/call-pipeline.js";
+import type { CallFailure } from "../calls/error-table.js";
 import { InboundCall } from "../calls/inbound-call.js";
 import type { RpcAccess } from "../security/rpc-access.js";
 import { sendHttp } from "./http-response.js";
@@ -52,6 +53,13 @@ function listing(routes: readonly HttpRoute[]): string {
   return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
+// A refusal's hints: the auth scheme to use, or when to retry (seconds, rounded up).
+function failureHeaders(failure: CallFailure): Record<string, string> {
+  if (failure.row.http === 401) return { "WWW-Authenticate": "Bearer" };
+  const retryAfterMs = failure.facts?.retryAfterMs;
+  return retryAfterMs === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
+}
+
 /** The node:http handler serving `routes` through `pipeline`. */
 export function createHttpFront(
   routes: readonly HttpRoute[],
@@ -70,7 +78,8 @@ export function createHttpFront(
       request,
     );
     const serve = async (): Promise<void> => {
-      pipeline.start(call);
+      const waiting = pipeline.start(call);
+      if (waiting !== undefined) await waiting;
       if (route === undefined) return sendHttp(response, 404, `no route ${path}: the routes are ${known}`);
       if (request.method !== route.method)
         return sendHttp(response, 405, `${path} takes ${route.method}`, { Allow: route.method });
@@ -91,7 +100,7 @@ export function createHttpFront(
         // The rest of a refused body is drained (bounded by the request timeout), so the client reads
         // the answer instead of a reset, and a keep-alive connection stays usable.
         const failure = pipeline.fail(call, error);
-        sendHttp(response, failure.row.http, failure.message, failure.row.http === 401 ? { "WWW-Authenticate": "Bearer" } : {});
+        sendHttp(response, failure.row.http, failure.message, failureHeaders(failure));
       },
     );
   };

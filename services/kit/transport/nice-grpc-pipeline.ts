@@ -26,10 +26,12 @@ export function createPipelineMiddleware(pipeline: CallPipeline) {
     context: CallContext,
   ): AsyncGenerator<Response, Response | void, undefined> {
     const inbound = new NiceGrpcInboundCall(call.method.path, context);
+    inbound.streaming = call.method.requestStream || call.method.responseStream;
     let ended = false;
     let steps: AsyncGenerator<Response, Response | void, undefined> | undefined;
     try {
-      pipeline.start(inbound);
+      const waiting = pipeline.start(inbound);
+      if (waiting !== undefined) await waiting;
       let request = call.request;
       if (call.method.requestStream)
         request = checkedStream(pipeline, inbound, call.request as AsyncIterable<unknown>) as typeof request;
