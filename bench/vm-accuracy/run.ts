@@ -1,5 +1,5 @@
 // VM model accuracy on the Kepler-attribution test bed (test/vm/support/kepler-attribution-testbed.ts,
-// data: seed 7, an hour of standard workloads to train on, the next half hour of mixed workloads held
+// data: seed 7, two hours of standard workloads to train on, the next half hour of mixed workloads held
 // out, truth = Kepler 0.10's attributed watts): package / core / uncore / dram MAPE per VM size, for the
 // unseen 6-vCPU size (interpolated and nearest-unscaled), per scenario, with and without host context
 // and lagged features.   npm run bench -- vm-accuracy [--trainer=SGDRegressorTrainer]

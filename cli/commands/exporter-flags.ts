@@ -90,4 +90,20 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
     valueName: "s",
     description: "The longest downtime a restart adds back at the last modelled watts, within the same boot (default 600).",
   },
+  {
+    name: "host-prometheus-url",
+    valueName: "url",
+    description:
+      "Serve the host Kepler's own measurement of this VM (kepler_vm_cpu_joules_total from this Prometheus) when available, the model otherwise (with --host-vm-selector).",
+  },
+  {
+    name: "host-vm-selector",
+    valueName: "matchers",
+    description: 'PromQL label matchers naming this VM in the host\'s Kepler series, e.g. vm_id="instance-0000002a".',
+  },
+  {
+    name: "host-window-seconds",
+    valueName: "s",
+    description: "Seconds of host samples asked for (default 60; at least two of the host's scrapes).",
+  },
 ];

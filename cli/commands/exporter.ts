@@ -25,6 +25,8 @@ import {
   type TreeLayout,
   vmSpec,
   vmSpecMessage,
+  prometheusHostPower,
+  ZONES,
 } from "../../services/vm-power/index.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
@@ -121,6 +123,19 @@ export const exporterCommand: Command = {
       };
       power = { kind: "estimator", client, featureNames };
     }
+    const hostPrometheusUrl = textFlag(flags, "host-prometheus-url");
+    const hostSelector = textFlag(flags, "host-vm-selector");
+    if ((hostPrometheusUrl === undefined) !== (hostSelector === undefined))
+      throw new UsageError("give --host-prometheus-url and --host-vm-selector together");
+    const hostPower =
+      hostPrometheusUrl === undefined || hostSelector === undefined
+        ? undefined
+        : prometheusHostPower({
+            prometheusUrl: hostPrometheusUrl,
+            selector: hostSelector,
+            zones: ZONES,
+            windowSeconds: numberFlag(flags, "host-window-seconds", { positive: true }),
+          });
     const daemon = await startExporterDaemon(
       {
         intervalSeconds,
@@ -131,7 +146,7 @@ export const exporterCommand: Command = {
         version: packageJson.version,
         tree,
       },
-      { read, power, logger },
+      { read, power, logger, hostPower },
     );
     const model = daemon.exporter.currentModel;
     stdout.write(

@@ -10,6 +10,7 @@ import { ModelCatalogue } from "./domain/model-catalogue.js";
 import { SharedModelStore } from "./domain/shared-store.js";
 import { openStorage } from "./storage/backends.js";
 import { LocalFolderStorage } from "./storage/local/local-folder-storage.js";
+import { checkLocalStoreFormat } from "./storage/local/local-store-format.js";
 import { registryHttpRoutes } from "./http-api.js";
 import { measureStore, observeStorePull } from "./metrics.js";
 import { createRegistryService } from "./server.js";
@@ -45,6 +46,8 @@ export async function startRegistry(
     config.modelStore === ""
       ? undefined
       : new SharedModelStore(await openStorage(config.modelStore, { s3: s3SettingsOf(config) }, "--model-store"), logger);
+  // A store of a newer format than this version reads stops the start (docs/operations.md, upgrades).
+  await checkLocalStoreFormat(config.modelPath);
   const catalogue = await ModelCatalogue.open(await LocalFolderStorage.open(config.modelPath, logger), {
     logger,
     shared: replica,

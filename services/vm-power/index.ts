@@ -27,7 +27,14 @@ export {
   type ModelProvider,
   registryModelProvider,
 } from "./exporter/exporter-model.js";
-export { type RemoteEstimate, type TickOutcome, VmExporter, type VmExporterStatus, ZONES } from "./exporter/vm-exporter.js";
+export {
+  type PowerSourceName,
+  type RemoteEstimate,
+  type TickOutcome,
+  VmExporter,
+  type VmExporterStatus,
+  ZONES,
+} from "./exporter/vm-exporter.js";
 export {
   guestBusyVcpus,
   HOST_CONTEXT_FEATURES,
@@ -35,6 +42,7 @@ export {
   type HostContextSeries,
   hostContextRow,
 } from "./host/host-context.js";
+export { type HostPower, type HostPowerSource, prometheusHostPower } from "./host/host-power-source.js";
 export { addHostContext, addLaggedColumns, LAG_SUFFIX, laggedFeatures } from "./training/vm-feature-transforms.js";
 export { blendWatts, type SizeBlend, sizeBlend } from "./exporter/size-interpolation.js";
 export { type TreeLayout, TreeWriter, type TreeWriterOptions } from "./tree/tree-writer.js";

@@ -1,5 +1,5 @@
 // VM model accuracy on the Kepler 0.10 attribution test bed (test/vm/support/kepler-attribution-testbed.ts,
-// seed 7; trained on an hour of standard workloads, scored on the next half hour of mixed workloads never
+// seed 7; trained on two hours of standard workloads, scored on the next half hour of mixed workloads never
 // trained on, truth = Kepler's attributed watts). What this asserts is what holds today: with host context
 // and lagged features, every trained size and the unseen 6-vCPU size (interpolated between 4 and 8) are
 // under 10 % package MAPE on a big host; the unscaled nearest model is not. The guest-only numbers (the

@@ -1,6 +1,8 @@
 // The exporter's /metrics, on the kit's metrics registry (served by the kit's metrics HTTP server, like
-// every service's): the modelled power with Kepler 0.10's names (`kepler_node_cpu_watts{zone}`,
-// `kepler_node_cpu_joules_total{zone}`, marked `source="model"`), the model in use, the ticks, and for the
+// every service's): the power with Kepler 0.10's names (`kepler_node_cpu_watts{zone}` marked
+// `source="model"` or, when the host's own measurement is live, `source="host"`;
+// `kepler_node_cpu_joules_total{zone}`, one series whose `source` is "model", or "host,model" with a host
+// source configured, so that a switch never starts a new counter), the model in use, the ticks, and for the
 // modelled sysfs tree which model, pipeline and version feed it, so whoever reads Kepler's numbers in the
 // VM can tell they are modelled.
 import { Counter, Gauge } from "prom-client";
@@ -54,28 +56,29 @@ export function registerExporterMetrics(source: ExporterMetricsSource): void {
   const status = () => source.exporter.status;
   new Gauge({
     name: "kepler_node_cpu_watts",
-    help: "CPU power of this VM per RAPL zone, modelled from its OS counters (kepler-model exporter).",
+    help: "CPU power of this VM per RAPL zone: modelled from its OS counters (source=model), or the host Kepler's own measurement of it when available (source=host).",
     labelNames: ["node_name", "zone", "source", "model"] as const,
     registers,
     collect() {
       this.reset();
-      const { watts, modelName } = status();
+      const { watts, modelName, source: live } = status();
       if (watts === undefined) return;
       source.zones.forEach((zone, i) =>
-        this.set({ node_name: source.nodeName, zone, source: "model", model: modelName }, watts[i]!),
+        this.set({ node_name: source.nodeName, zone, source: live, model: live === "host" ? "" : modelName }, watts[i]!),
       );
     },
   });
   new Counter({
     name: "kepler_node_cpu_joules_total",
-    help: "CPU energy of this VM per RAPL zone since the exporter started, modelled (the integral of kepler_node_cpu_watts).",
+    help: "CPU energy of this VM per RAPL zone since the exporter started (the integral of kepler_node_cpu_watts, whichever source was live).",
     labelNames: ["node_name", "zone", "source"] as const,
     registers,
     collect() {
       this.reset();
-      const { watts, joules } = status();
+      const { watts, joules, hasHostSource } = status();
       if (watts === undefined) return;
-      source.zones.forEach((zone, i) => setCounter(this, joules[i]!, { node_name: source.nodeName, zone, source: "model" }));
+      const label = hasHostSource ? "host,model" : "model";
+      source.zones.forEach((zone, i) => setCounter(this, joules[i]!, { node_name: source.nodeName, zone, source: label }));
     },
   });
   new Gauge({

@@ -1,7 +1,9 @@
 // Inside a VM: every tick, read the guest's counters, turn the change since the previous tick into the
 // model's features, predict watts per RAPL zone, and add watts x seconds to an energy counter that never
 // falls (not at a model reload either: the model is a label of the watts gauge and of the info metric, not
-// of the counter). Exposed with Kepler 0.10's names by exporter-metrics.ts; the daemon also hands the
+// of the counter). With a host power source (../host/host-power-source.ts), a tick takes the host's own
+// watts when it can and the model's when it cannot; the counter integrates whichever is live, so a switch
+// either way keeps it rising, and `status.source` says which one it is. Exposed with Kepler 0.10's names by exporter-metrics.ts; the daemon also hands the
 // watts to the modelled sysfs tree (../tree) an unchanged Kepler reads.
 import { componentsOf } from "../../domain/energy-sources.js";
 import type { DomainLogger } from "../../kit/observe/logger.js";
@@ -10,6 +12,7 @@ import type { GuestCounterName, GuestCounterSeries } from "../guest/guest-counte
 import { guestFeatureColumns } from "../guest/guest-features.js";
 import type { GuestSnapshot } from "../guest/guest-snapshot.js";
 import type { ExporterModel, ModelProvider } from "./exporter-model.js";
+import type { HostPowerSource } from "../host/host-power-source.js";
 
 export const ZONES = componentsOf("rapl-sysfs");
 
@@ -25,7 +28,12 @@ export interface VmExporterDeps {
     { kind: "model"; provider: ModelProvider } | { kind: "estimator"; client: RemoteEstimate; featureNames: readonly string[] };
   nodeName: string;
   logger: DomainLogger;
+  /** The host's own measurement of this VM, served instead of the model whenever it is available. */
+  hostPower?: HostPowerSource;
 }
+
+/** Where the live watts come from. */
+export type PowerSourceName = "host" | "model";
 
 /** The exporter's state as /metrics shows it. */
 export interface VmExporterStatus {
@@ -38,6 +46,10 @@ export interface VmExporterStatus {
   featureGroup: string;
   modelVersion: string;
   origin: "file" | "registry" | "estimator";
+  /** Which source gave the last watts. */
+  source: PowerSourceName;
+  /** Whether a host power source is configured (then the joules are the host's and the model's, as live). */
+  hasHostSource: boolean;
   ticksOk: number;
   ticksError: number;
   lastTickSeconds: number;
@@ -72,6 +84,9 @@ export class VmExporter {
   private readonly ticks = { ok: 0, error: 0 };
   private lastTickSeconds = 0;
   private modelLoads = 0;
+  private source: PowerSourceName = "model";
+  /** Seconds the joules are integrated to (the last tick's reading). */
+  private integratedTo: number | undefined;
 
   constructor(private readonly deps: VmExporterDeps) {}
 
@@ -90,6 +105,8 @@ export class VmExporter {
       featureGroup: this.model?.featureGroup ?? "",
       modelVersion: this.model?.version ?? "",
       origin: this.deps.power.kind === "estimator" ? "estimator" : this.deps.power.provider.origin,
+      source: this.source,
+      hasHostSource: this.deps.hostPower !== undefined,
       ticksOk: this.ticks.ok,
       ticksError: this.ticks.error,
       lastTickSeconds: this.lastTickSeconds,
@@ -117,16 +134,23 @@ export class VmExporter {
   async tick(): Promise<TickOutcome> {
     const started = performance.now();
     try {
-      const current = await this.deps.read();
+      const host = await this.readHostPower();
+      // With the host's watts, the guest's counters are only kept current for a fall back to the model.
+      const current = host === undefined ? await this.deps.read() : await this.deps.read().catch(() => undefined);
       const previous = this.previous;
-      this.previous = current;
-      if (previous === undefined) return "first-reading";
-      const seconds = current.timestampSeconds - previous.timestampSeconds;
-      if (!(seconds > 0)) return "first-reading";
-      const columns = guestFeatureColumns(pairSeries(previous, current));
-      const watts = await this.predict(columns);
+      if (current !== undefined) this.previous = current;
+      const now = current?.timestampSeconds ?? Date.now() / 1000;
+      const integratedTo = this.integratedTo;
+      this.integratedTo = now;
+      if (integratedTo === undefined || !(now > integratedTo)) return "first-reading";
+      let watts = host;
+      if (watts === undefined) {
+        if (previous === undefined || current === undefined) return "first-reading";
+        watts = await this.predict(guestFeatureColumns(pairSeries(previous, current)));
+      }
+      this.setSource(host === undefined ? "model" : "host");
       this.watts = watts;
-      this.joules = accumulateEnergy(this.joules, watts, seconds);
+      this.joules = accumulateEnergy(this.joules, watts, now - integratedTo);
       this.ticks.ok++;
       return "ok";
     } catch (error) {
@@ -136,6 +160,24 @@ export class VmExporter {
     } finally {
       this.lastTickSeconds = (performance.now() - started) / 1000;
     }
+  }
+
+  // The host's watts, or undefined (no source, or it is unavailable now: the model takes over).
+  private async readHostPower(): Promise<Float64Array | undefined> {
+    if (this.deps.hostPower === undefined) return undefined;
+    try {
+      return (await this.deps.hostPower.read()).watts;
+    } catch (error) {
+      if (this.source === "host")
+        this.deps.logger.warn({ reason: (error as Error).message }, "host power unavailable; serving the model");
+      return undefined;
+    }
+  }
+
+  private setSource(source: PowerSourceName): void {
+    if (source !== this.source && source === "host")
+      this.deps.logger.info({ from: this.deps.hostPower?.description }, "serving the host's own power");
+    this.source = source;
   }
 
   private async predict(columns: Map<string, Float64Array>): Promise<Float64Array> {

@@ -1,5 +1,5 @@
 // VM model accuracy on the Kepler-attribution test bed (kepler-attribution-testbed.ts): models trained
-// per size (2, 4, 8 vCPUs) on the first hour of standard workloads, scored on the half hour after it
+// per size (2, 4, 8 vCPUs) on two hours of standard workloads (one hour left some sizes without a memory phase), scored on the half hour after it
 // (mixed workloads never trained on) against Kepler's attributed watts: each trained size with its own
 // model, and the 6-vCPU VM nobody trained on by interpolation between the 4- and 8-vCPU models
 // (size-interpolation.ts) and, for comparison, with the nearest size's model unscaled. Feature variants:
@@ -138,7 +138,7 @@ export async function scenarioAccuracy(
     seed: options.seed,
     scenario,
     startSeconds: START,
-    trainSeconds: 3600,
+    trainSeconds: 7200,
     heldOutSeconds: 1800,
     stepSeconds: STEP,
   });
