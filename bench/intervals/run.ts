@@ -101,11 +101,13 @@ export default async function run(): Promise<void> {
       const { table } = extract(response, { energySource, featureGroup, level: "node", extractor: "default" } as Parameters<
         typeof extract
       >[1]);
-      rows.push({
-        data,
-        energySource,
-        results: await measureCoverage({ table, energySource, featureGroup, trainerNames: TRAINERS, seeds, levels: LEVELS }),
-      });
+      const skipped = new Set<string>();
+      const results = await measureCoverage(
+        { table, energySource, featureGroup, trainerNames: TRAINERS, seeds, levels: LEVELS },
+        skipped,
+      );
+      rows.push({ data, energySource, results });
+      for (const reason of skipped) console.log(`${data} ${energySource}: skipped ${reason}`);
     }
   }
   if (!process.argv.includes("--no-vm")) {

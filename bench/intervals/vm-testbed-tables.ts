@@ -45,7 +45,7 @@ export async function vmTestbedTables(): Promise<Array<{ data: string; table: Da
         nodeTypeOf: async (machine, spec) => index.indexMachine(machine, nodeSpecFrom(spec)).nodeType,
       });
       for (const nodeTable of vmTable.nodeTypes)
-        tables.push({ data: `vm-testbed ${nodeTable.spec.cores} vCPU`, table: nodeTable.table, featureGroup });
+        tables.push({ data: `vm-testbed ${nodeTable.spec.cores} vCPU ${featureGroup}`, table: nodeTable.table, featureGroup });
     }
     return tables;
   } finally {
