@@ -110,8 +110,6 @@ export function connectionOptions(config: OverloadConfig): Record<string, number
   const options: Record<string, number> = {
     "grpc.keepalive_time_ms": config.keepaliveMs,
     "grpc.keepalive_timeout_ms": config.keepaliveTimeoutMs,
-    // HTTP/2 streams per connection: one client's connection cannot open more than the service admits.
-    "grpc.max_concurrent_streams": config.maxStreams + config.maxCalls + config.maxPriorityCalls,
   };
   if (config.maxConnectionIdleMs > 0) options["grpc.max_connection_idle_ms"] = config.maxConnectionIdleMs;
   if (config.maxConnectionAgeMs > 0) {
