@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
 import { extractorFixturePath, readGoldenCsv } from "../../test/support/extractor-fixtures.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import { startRegistry } from "../../services/registry/main.js";
 
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
 const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
@@ -239,6 +241,23 @@ describe("kepler-model evaluate", () => {
         else expect(relative(c.maeWatts, stored.mae), `${where} ${c.component}`).toBeLessThan(1e-9);
         expect(c.mapePercent === -1 ? -1 : relative(c.mapePercent, stored.mape), `${where} ${c.component}`).toBeLessThan(1e-9);
       }
+    }
+  });
+
+  it("--registry-address reads the pipeline from a running registry: the same numbers as the folder", async () => {
+    const registry = await startRegistry(
+      { host: "127.0.0.1", port: 0, modelPath, rescanIntervalMs: 0, sourcePipelines: [] },
+      { logger: silentLogger() },
+    );
+    try {
+      const args = ["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--source", "rapl-sysfs", "--json"];
+      const local = JSON.parse(await cli([...args, "--model-path", modelPath])) as Report;
+      const remote = JSON.parse(await cli([...args, "--registry-address", registry.address])) as Report & { source: string };
+      expect(remote.source).toBe(`registry ${registry.address}`);
+      expect(remote.models).toEqual(local.models);
+      expect(remote.models).toHaveLength(3);
+    } finally {
+      await registry.close();
     }
   });
 
