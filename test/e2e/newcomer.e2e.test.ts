@@ -31,8 +31,11 @@ function quickstartCommands(): string[] {
     .filter((line) => line !== "");
 }
 
-// The environment of the newcomer's shell: ports 0 so nothing clashes with a running server, plain output.
-const PORT_ENV = Object.fromEntries(SERVICE_NAMES.map((name) => [`KEPLER_MODEL_${name.toUpperCase()}_PORT`, "0"]));
+// The environment of the newcomer's shell: ports 0 (the metrics port too) so nothing clashes with a running server, plain output.
+const PORT_ENV = {
+  ...Object.fromEntries(SERVICE_NAMES.map((name) => [`KEPLER_MODEL_${name.toUpperCase()}_PORT`, "0"])),
+  KEPLER_MODEL_METRICS_PORT: "0",
+};
 const baseEnv = (): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: "true", NO_COLOR: "1" };
   for (const name of Object.keys(env)) if (name.startsWith("VITEST") || name === "NODE_OPTIONS") delete env[name];
