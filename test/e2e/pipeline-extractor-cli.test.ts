@@ -129,6 +129,8 @@ describe("kepler-model pipeline run --extractor", () => {
   it("refuses an unknown extractor with exit code 2", async () => {
     const result = await pipelineRun("cli_bad", ["--extractor", "rough"]);
     expect(result.code).toBe(2);
-    expect(result.stderr.split("\n")[0]).toBe('kepler-model pipeline: --extractor must be one of default, smooth, got "rough"');
+    expect(result.stderr.split("\n")[0]).toBe(
+      'kepler-model pipeline: --extractor must be one of default, smooth, got "rough" (kepler-model pipeline --help lists the flags)',
+    );
   });
 });
