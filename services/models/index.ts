@@ -95,3 +95,14 @@ export { DEFAULT_ZIP_LIMITS, readZip, type ZipLimits } from "./zip-reader.js";
 export { zipFolderTree } from "./zip-folder.js";
 export { createZip, type ZipEntry } from "./zip-writer.js";
 export { type ComponentModels, readComponentModels } from "./archive-models.js";
+export {
+  type ArchiveSigningKey,
+  type ArchiveTrustedKeys,
+  isSignedArchive,
+  keyIdOf,
+  readSigningKey,
+  readTrustedKeys,
+  SIGNATURE_FILE,
+  signArchiveEntries,
+  verifyArchiveEntries,
+} from "./archive-signature.js";

@@ -7,10 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidInputError } from "../../services/domain/errors.js";
-import { createLinearWeights, createZip, type ModelLocation } from "../../services/models/index.js";
+import { FailedPreconditionError, InvalidInputError } from "../../services/domain/errors.js";
+import { createLinearWeights, createZip, type ModelLocation, readZip } from "../../services/models/index.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { ModelCatalogue } from "../../services/registry/domain/model-catalogue.js";
+import { listKeptVersions, readKeptVersion } from "../../services/registry/domain/model-versions.js";
+import { rollbackModel } from "../../services/registry/domain/rollback-model.js";
 import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
 import type { ModelFiles, ModelStorage } from "../../services/registry/storage/model-storage.js";
 import { S3ModelStorage } from "../../services/registry/storage/s3/s3-model-storage.js";
@@ -40,6 +42,29 @@ function servableModel(maeWatts: number): { zip: Uint8Array; weightJson: string 
     weightJson: JSON.stringify({ platform: createLinearWeights(["bpf_cpu_time_ms"], [1000], [10], 5) }),
   };
 }
+
+/** A servable model whose metadata carries the trainer's held-out error of its one component (acpi: platform). */
+function heldOutModel(heldOutMaeWatts: number): { zip: Uint8Array; weightJson: string } {
+  const metadata = {
+    model_name: LOCATION.modelName,
+    features: ["bpf_cpu_time_ms"],
+    mae: heldOutMaeWatts,
+    output_type: "AbsPower",
+    held_out: {
+      row_count: 2,
+      timestamps: [1, 2],
+      mae: heldOutMaeWatts,
+      components: { platform: { mae: heldOutMaeWatts, mape: 1 } },
+    },
+  };
+  return {
+    zip: createZip([{ name: "metadata.json", data: text(JSON.stringify(metadata)) }]),
+    weightJson: JSON.stringify({ platform: createLinearWeights(["bpf_cpu_time_ms"], [1000], [10], 5) }),
+  };
+}
+const LIFECYCLE = { keptVersions: 3, gate: { marginPercent: 10 } };
+const heldOutMaeOf = (zip: Uint8Array) =>
+  (JSON.parse(Buffer.from(readZip(zip)[0]!.data).toString()) as { held_out: { mae: number } }).held_out.mae;
 
 interface Backend {
   name: string;
@@ -230,6 +255,54 @@ for (const backend of BACKENDS) {
       expect((await storage.list()).models).toEqual([]);
       expect(await storage.readPipelineFile("std", "acpi_AbsPower_model_metadata.csv")).toBeUndefined();
       second.close();
+    });
+    it("keeps the last 3 versions of a model where kepler-model-db readers never look; the gate refuses a worse one", async () => {
+      const storage = await open();
+      const catalogue = await ModelCatalogue.open(storage, { logger: quiet, lifecycle: LIFECYCLE });
+      for (const mae of [2.0, 1.9, 1.8, 1.7]) await catalogue.publish({ location: LOCATION, ...heldOutModel(mae) });
+      const kept = await listKeptVersions(storage, LOCATION);
+      const keptMaes = await Promise.all(
+        kept.map(async (id) => heldOutMaeOf((await readKeptVersion(storage, LOCATION, id))!.zip)),
+      );
+      expect(keptMaes).toEqual([1.9, 1.8]);
+      const listing = await storage.list();
+      expect(listing.models.map((m) => m.location)).toEqual([LOCATION]);
+      expect(listing.pipelineFiles.filter((f) => f.path.includes("versions"))).toEqual([]);
+      expect(await storage.listPipelineFiles("std", "")).toEqual(["acpi_AbsPower_model_metadata.csv"]);
+      const refused = await catalogue.publish({ location: LOCATION, ...heldOutModel(1.9) }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(FailedPreconditionError);
+      expect((refused as Error).message).toBe(
+        "publish of std/acpi/AbsPower/BPFOnly/LinearRegressionTrainer_0 refused by the gate: held-out MAE of platform " +
+          "1.9000 W is worse than the serving version's 1.7000 W by more than 10 % (limit 1.8700 W)",
+      );
+      expect(catalogue.get(LOCATION).maeWatts).toBe(1.7);
+      expect(await listKeptVersions(storage, LOCATION)).toEqual(kept);
+      await catalogue.publish({ location: LOCATION, ...heldOutModel(1.85) });
+      expect(catalogue.get(LOCATION).maeWatts).toBe(1.85);
+      catalogue.close();
+    });
+
+    it("rolls back to the previous version, announces it, and refuses when none is left", async () => {
+      const storage = await open();
+      const catalogue = await ModelCatalogue.open(storage, { logger: quiet, lifecycle: LIFECYCLE });
+      const first = heldOutModel(1.0);
+      await catalogue.publish({ location: LOCATION, ...first });
+      await catalogue.publish({ location: LOCATION, ...heldOutModel(1.05) });
+      const announced: Array<[string, number | undefined]> = [];
+      catalogue.events.subscribe((event) => announced.push([event.kind, event.model.maeWatts]));
+      const result = await rollbackModel(catalogue, LOCATION);
+      expect([result.model.maeWatts, result.remainingVersions, result.fromVersion === result.toVersion]).toEqual([1.0, 0, false]);
+      expect(announced).toEqual([["published", 1.0]]);
+      expect(Buffer.from((await storage.readArchive(LOCATION))!).equals(Buffer.from(first.zip))).toBe(true);
+      expect(await listKeptVersions(storage, LOCATION)).toEqual([]);
+      const reopened = await ModelCatalogue.open(storage, { logger: quiet });
+      expect(reopened.get(LOCATION).maeWatts).toBe(1.0);
+      reopened.close();
+      const none = await rollbackModel(catalogue, LOCATION).catch((error: unknown) => error);
+      expect((none as Error).message).toBe(
+        "model std/acpi/AbsPower/BPFOnly/LinearRegressionTrainer_0 has no earlier version to roll back to",
+      );
+      catalogue.close();
     });
   });
 }

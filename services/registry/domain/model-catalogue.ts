@@ -23,6 +23,7 @@ import { modelTableFileName, renderModelTable } from "./model-table.js";
 import { modelToPublish, type PublishInput } from "./model-to-publish.js";
 import { parseNodeTypeIndex, type PipelineState, type PipelineSummary } from "./pipeline-state.js";
 import { machineSpecOf, pipelineForSource, pipelinesToSearch } from "./pipeline-choice.js";
+import { beforeReplacing, signedForPublish } from "./publish-lifecycle.js";
 import { locationKey, type StoredModel } from "./stored-model.js";
 
 /** The registry's models and pipelines over one storage (see the file comment). */
@@ -82,18 +83,27 @@ export class ModelCatalogue {
     this.events.emit(kind, model, this.now());
   }
 
-  /** Stores a model atomically and announces it (the archive is checked by modelToPublish). */
+  /** Where earlier versions are kept (model-versions.ts): the shared store when there is one. */
+  get versionStorage(): ModelStorage {
+    return this.deps.shared?.storage ?? this.storage;
+  }
+
+  /** Stores a model atomically and announces it; own publishes are signed, gated, versioned (`lifecycle`), a rollback's are not. */
   async publish(
     input: PublishInput,
     options: WriteOptions & {
       kind?: "published" | "imported";
+      rollback?: boolean;
       onStep?: (step: WriteStep | "store-staged") => void | Promise<void>;
     } = {},
   ): Promise<{ model: StoredModel; replaced: boolean }> {
-    const { location, model, files } = modelToPublish(input, this.zipLimits, this.now());
+    const lifecycle = options.fromShared === true || options.rollback === true ? undefined : this.deps.lifecycle;
+    const signed = signedForPublish(input, lifecycle, this.zipLimits);
+    const { location, model, files } = modelToPublish(signed, this.zipLimits, this.now());
     const key = locationKey(location);
     return this.locks.run(key, async () => {
-      const replaced = this.entries.has(key);
+      const previous = this.entries.get(key);
+      await beforeReplacing(lifecycle, this.versionStorage, previous?.model, model, options.kind ?? "published");
       const shared = options.fromShared === true ? undefined : this.deps.shared;
       await shared?.putModel(location, files, () => options.onStep?.("store-staged"));
       const written = await this.storage.writeModel(location, files, options.onStep);
@@ -107,7 +117,7 @@ export class ModelCatalogue {
       }
       await this.writeModelTable(location, options);
       this.emit(options.kind ?? "published", model);
-      return { model, replaced };
+      return { model, replaced: previous !== undefined };
     });
   }
 
