@@ -4,8 +4,8 @@ import "./system-tools.js"; // the TaskMeta.skipReason type
 /**
  * Prints the plain closing line CI reads: `vitest: P passed, F failed, S skipped`, after the skipped
  * tests grouped by their reason. A test file that fails to import counts as one failure, and a test whose
- * suite's hook failed counts as failed, so a broken file cannot pass silently. Under CI=true (.ci/run installs every tool the tests use) a skipped test counts
- * as failed and the run exits non-zero.
+ * suite's hook failed counts as failed, so a broken file cannot pass silently. Under CI=true (.ci/run
+ * installs every tool the tests use) a skipped test counts as failed and the run exits non-zero.
  */
 export default class ClosingLineReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
