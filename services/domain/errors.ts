@@ -34,6 +34,11 @@ export class FailedPreconditionError extends Error {
   }
 }
 
+/** What the request would create exists already (a pipeline imported twice, an online run started twice). */
+export class AlreadyExistsError extends Error {
+  override readonly name: string = "AlreadyExistsError";
+}
+
 /** A peer service or Prometheus could not be reached. */
 export class UnavailableError extends Error {
   override readonly name = "UnavailableError";

@@ -1,7 +1,6 @@
 // Thin gRPC glue for PipelineService: decode the request (stream), call the domain, stream its events.
 import { measuredRun } from "./metrics.js";
 import type { CallContext } from "nice-grpc-common";
-import { ServerError, Status } from "nice-grpc";
 import { InvalidInputError } from "../domain/errors.js";
 import type {
   PipelineServiceImplementation,
@@ -11,7 +10,7 @@ import type {
 } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { OnlinePipelineConflictError, type OnlinePipelines } from "./domain/online-pipelines.js";
+import type { OnlinePipelines } from "./domain/online-pipelines.js";
 import { assertRunOptions } from "./domain/pipeline-options.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import { runPipeline } from "./domain/run-pipeline.js";
@@ -105,17 +104,12 @@ export function createPipelineService(deps: PipelineServiceDeps): PipelineServic
       );
       assertRunOptions(runOptions);
       const { data: _, ...rest } = runOptions;
-      try {
-        const status = deps.online.start({
-          options: { ...rest, window },
-          intervalSeconds: request.intervalSeconds,
-          lookbackSeconds: request.lookbackSeconds,
-        });
-        return { status: onlineStatusMessage(status) };
-      } catch (error) {
-        if (error instanceof OnlinePipelineConflictError) throw new ServerError(Status.ALREADY_EXISTS, error.message);
-        throw error;
-      }
+      const status = deps.online.start({
+        options: { ...rest, window },
+        intervalSeconds: request.intervalSeconds,
+        lookbackSeconds: request.lookbackSeconds,
+      });
+      return { status: onlineStatusMessage(status) };
     },
 
     async stopOnlinePipeline(request) {

@@ -12,11 +12,12 @@ import {
 } from "../generated/kepler/model/v1/registry_service.js";
 import type { PipelineInfo } from "../generated/kepler/model/v1/model.js";
 import { exportPipeline } from "./domain/export-pipeline.js";
-import { AlreadyExistsError, importPipeline } from "./domain/import-pipeline.js";
+import { importPipeline } from "./domain/import-pipeline.js";
 import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
 import { watchModelEvents } from "./domain/model-events.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { PipelineSummary } from "./domain/pipeline-state.js";
+import { rollbackModel } from "./domain/rollback-model.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import { observeExport, observeSelection, observeSelectionFailure } from "./metrics.js";
 import {
@@ -318,17 +319,12 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
         if (h.serverPath !== "") throw new InvalidInputError("header.server_path", "not accepted; stream the zip");
       });
       if (bytes.byteLength === 0) throw new InvalidInputError("archive_chunk", "required: stream the pipeline zip");
-      try {
-        const result = await importPipeline(store, bytes, { pipelineName: header.pipelineName, replace: header.replace });
-        return {
-          pipeline: pipelineToProto(result.pipeline),
-          importedModelCount: result.importedModelCount,
-          skippedModels: result.skippedModels,
-        };
-      } catch (error) {
-        if (error instanceof AlreadyExistsError) throw new ServerError(Status.ALREADY_EXISTS, error.message);
-        throw error;
-      }
+      const result = await importPipeline(store, bytes, { pipelineName: header.pipelineName, replace: header.replace });
+      return {
+        pipeline: pipelineToProto(result.pipeline),
+        importedModelCount: result.importedModelCount,
+        skippedModels: result.skippedModels,
+      };
     },
 
     async *exportPipeline(request) {
@@ -364,6 +360,16 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
           sequence: event.sequence,
         };
       }
+    },
+
+    async rollbackModel(request) {
+      const result = await rollbackModel(store, locationFromProto(request.location, "location"));
+      return {
+        metadata: metadataToProto(result.model, store),
+        fromVersion: result.fromVersion,
+        toVersion: result.toVersion,
+        remainingVersions: result.remainingVersions,
+      };
     },
   };
 }

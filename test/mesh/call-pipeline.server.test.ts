@@ -10,6 +10,7 @@ import { ClientError, Metadata, ServerError, Status, createChannel, createClient
 import { errorDetailsClientMiddleware } from "nice-grpc-error-details";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AlreadyExistsError,
   FailedPreconditionError,
   InvalidInputError,
   NotFoundError,
@@ -44,8 +45,7 @@ const SAMPLES: Record<ThrownKind, () => Error> = {
   "invalid-input": () => new InvalidInputError("location.pipeline_name", "the fixture refuses it"),
   "not-found": () => new NotFoundError('model "fixture"'),
   "failed-precondition": () => new FailedPreconditionError("fixture: not ready", { subject: "fixture.state" }),
-  // No domain error of its own: glue throws nice-grpc's ServerError, which keeps its code.
-  "already-exists": () => new ServerError(Status.ALREADY_EXISTS, "fixture: exists already"),
+  "already-exists": () => new AlreadyExistsError("fixture: exists already"),
   unavailable: () => new UnavailableError("fixture-peer", "not answering"),
   "not-implemented": () => new NotImplementedError("fixture: a later version"),
   unauthenticated: () => new AccessDenied("unauthenticated", "fixture: who are you", "test"),

@@ -4,7 +4,7 @@
 // step grid (multiples of the step, as Kepler's own query grid): an unaligned window shifts every grid point
 // each run, and Prometheus fills a grid point with the last sample up to its lookback delta, so with the
 // exporter stopped the newest grid point would still look new on every run.
-import { InvalidInputError, NotFoundError } from "../../domain/errors.js";
+import { InvalidInputError, NotFoundError, AlreadyExistsError } from "../../domain/errors.js";
 import { DEFAULT_STEP_SECONDS } from "../../prometheus/query-window.js";
 import { assertWindowBounds } from "../../prometheus/window-bounds.js";
 import type { PipelineRunOptions } from "./pipeline-options.js";
@@ -46,7 +46,7 @@ export interface OnlinePipelinesDeps {
 }
 
 /** Starting a pipeline that already runs online. */
-export class OnlinePipelineConflictError extends Error {
+export class OnlinePipelineConflictError extends AlreadyExistsError {
   override readonly name = "OnlinePipelineConflictError";
 }
 

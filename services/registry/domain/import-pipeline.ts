@@ -5,18 +5,13 @@
 // scikit-learn and XGBoost models cannot run without Python and are skipped, each with its reason.
 // The zip is read in memory (archive-tree.ts) and everything is written through the catalogue.
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
-import { InvalidInputError } from "../../domain/errors.js";
+import { InvalidInputError, AlreadyExistsError } from "../../domain/errors.js";
 import { assertPathSegment, createZip, type ModelLocation, readZip, REPORT_FOLDER } from "../../models/index.js";
 import { OUTPUT_TYPE_NAMES } from "../storage/model-layout.js";
 import { ArchiveTree, childPath } from "./archive-tree.js";
 import type { ModelCatalogue } from "./model-catalogue.js";
 import type { PipelineSummary } from "./pipeline-state.js";
 import { locationKey } from "./stored-model.js";
-
-/** An import would overwrite a pipeline and `replace` was not set. */
-export class AlreadyExistsError extends Error {
-  override readonly name = "AlreadyExistsError";
-}
 
 /** A model left out, and why. */
 export interface SkippedModel {
