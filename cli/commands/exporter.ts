@@ -21,6 +21,7 @@ import {
   registryModelProvider,
   type RemoteEstimate,
   scrapeNodeExporter,
+  type SizeBlend,
   startExporterDaemon,
   type TreeLayout,
   vmSpec,
@@ -103,7 +104,12 @@ export const exporterCommand: Command = {
       const registry = createRegistryClient(registryAddress, connection);
       closers.push(() => registry.close());
       const query = { pipelineName, featureNames, spec };
-      power = { kind: "model", provider: registryModelProvider(registry, query, createComponentPredictor) };
+      const warnExtrapolating = (blend: SizeBlend, vcpus: number) =>
+        logger.warn(
+          { vcpus, from: [blend.lower, blend.upper], upperWeight: blend.upperWeight },
+          "no model trained for this VM size or sizes on both sides of it: extrapolating from the two nearest (untested accuracy)",
+        );
+      power = { kind: "model", provider: registryModelProvider(registry, query, createComponentPredictor, warnExtrapolating) };
     } else {
       const estimator = createEstimatorClient(textFlag(flags, "estimator-address")!, connection);
       closers.push(() => estimator.close());

@@ -1,17 +1,19 @@
 // Where the exporter's model comes from: a model zip on disk (air-gapped VMs; re-read when the file
 // changes), or the registry (SelectModel for this VM's spec and features, then GetModelArchive;
-// re-selected on every refresh). The estimator, when the exporter calls Estimate instead, is
+// re-selected on every refresh; a VM size no model was trained for gets the two trained sizes around it,
+// interpolated). The estimator, when the exporter calls Estimate instead, is
 // vm-exporter.ts' other power source. The code that runs a model comes in from the caller (the CLI passes
 // the estimator's predictor), so this room does not reach into another service.
 import { stat, readFile } from "node:fs/promises";
 import { componentsOf } from "../../domain/energy-sources.js";
 import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../../generated/kepler/model/v1/types.js";
+import { type MachineSpec, OutputType } from "../../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../../kit/transport/grpc-client.js";
 import { type ComponentModels, METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { vmSpecMessage } from "../guest/vm-spec.js";
 import type { WasmMatrix } from "../../../wasm-core/src/index.js";
+import { blendWatts, type SizeBlend, sizeBlend } from "./size-interpolation.js";
 
 /** What the exporter needs of a model runner (the estimator's component predictor has this shape). */
 export interface ZonePredictor {
@@ -80,40 +82,102 @@ export function fileModelProvider(path: string, createPredictor: CreatePredictor
   };
 }
 
-/** The registry's best model for this VM (spec) and the features the VM has. */
-export function registryModelProvider(
-  registry: PeerClient<typeof RegistryServiceDefinition>,
-  query: { pipelineName: string; featureNames: readonly string[]; spec: NodeSpec },
+/** What the registry provider selects by. */
+export interface RegistryModelQuery {
+  pipelineName: string;
+  featureNames: readonly string[];
+  spec: NodeSpec;
+}
+
+type Registry = PeerClient<typeof RegistryServiceDefinition>;
+
+// SelectModel for one machine spec, then its archive.
+async function selectAndLoad(
+  registry: Registry,
+  query: RegistryModelQuery,
+  machineSpec: MachineSpec,
   createPredictor: CreatePredictor,
+): Promise<ExporterModel> {
+  const selected = await registry.client.selectModel({
+    featureNames: [...query.featureNames],
+    outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+    energySource: "rapl-sysfs",
+    pipelineName: query.pipelineName,
+    machineSpec,
+    metadataOnly: true,
+  });
+  const metadata = selected.metadata;
+  const location = metadata?.location;
+  if (metadata === undefined || location === undefined) throw new Error("the registry selected no model");
+  const chunks: Buffer[] = [];
+  for await (const message of registry.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
+  const model = modelOf(
+    readZip(Buffer.concat(chunks), metadata.modelName),
+    metadata.modelName,
+    location.pipelineName,
+    "",
+    createPredictor,
+  );
+  return {
+    ...model,
+    featureGroup: location.featureGroup,
+    version: `${location.pipelineName}/${location.featureGroup}/${metadata.modelName}@${metadata.publishedTimeSeconds}`,
+  };
+}
+
+/**
+ * The registry's best model for this VM (spec) and the features the VM has. When the pipeline has VM
+ * node types but none of this VM's vCPU count, the watts are interpolated between the two trained sizes
+ * around it (size-interpolation.ts), or extrapolated from the two nearest with `onExtrapolate` called
+ * (the exporter logs a warning).
+ */
+export function registryModelProvider(
+  registry: Registry,
+  query: RegistryModelQuery,
+  createPredictor: CreatePredictor,
+  onExtrapolate: (blend: SizeBlend, vcpus: number) => void = () => {},
 ): ModelProvider {
   return {
     origin: "registry",
     async load() {
-      const selected = await registry.client.selectModel({
-        featureNames: [...query.featureNames],
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-        pipelineName: query.pipelineName,
-        machineSpec: vmSpecMessage(query.spec),
-        metadataOnly: true,
-      });
-      const metadata = selected.metadata;
-      const location = metadata?.location;
-      if (metadata === undefined || location === undefined) throw new Error("the registry selected no model");
-      const chunks: Buffer[] = [];
-      for await (const message of registry.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
-      const model = modelOf(
-        readZip(Buffer.concat(chunks), metadata.modelName),
-        metadata.modelName,
-        location.pipelineName,
-        "",
-        createPredictor,
+      const own = vmSpecMessage(query.spec);
+      const vmTypes = (await registry.client.listNodeTypes({ pipelineName: query.pipelineName })).nodeTypes.filter(
+        (t) => t.spec?.processor === own.processor,
       );
-      return {
-        ...model,
-        featureGroup: location.featureGroup,
-        version: `${location.pipelineName}/${location.featureGroup}/${metadata.modelName}@${metadata.publishedTimeSeconds}`,
-      };
+      const sizes = vmTypes.map((t) => Number(t.spec?.cores));
+      const vcpus = Number(query.spec.cores);
+      if (sizes.length === 0 || sizes.includes(vcpus)) return selectAndLoad(registry, query, own, createPredictor);
+      const blend = sizeBlend(sizes, vcpus);
+      if (blend.extrapolating) onExtrapolate(blend, vcpus);
+      const specOf = (cores: number): MachineSpec => ({ ...vmTypes.find((t) => Number(t.spec?.cores) === cores)!.spec!, cores });
+      const lower = await selectAndLoad(registry, query, specOf(blend.lower), createPredictor);
+      const upper = await selectAndLoad(registry, query, specOf(blend.upper), createPredictor);
+      return blendedModel(lower, upper, blend);
     },
+  };
+}
+
+// Two sizes' models as one: each runs on the VM's features, the watts are blended per zone.
+function blendedModel(lower: ExporterModel, upper: ExporterModel, blend: SizeBlend): ExporterModel {
+  const predictor: ZonePredictor = {
+    inputFeatures: (features) => {
+      const names = lower.predictor.inputFeatures(features);
+      if (upper.predictor.inputFeatures(features).join() !== names.join())
+        throw new Error(`models ${lower.name} and ${upper.name} take different inputs; cannot interpolate between them`);
+      return names;
+    },
+    predict(x, columns, system) {
+      const a = lower.predictor.predict(x, columns, system);
+      const b = upper.predictor.predict(x, columns, system);
+      return new Map([...a].map(([zone, watts]) => [zone, blendWatts(watts, b.get(zone) ?? watts, blend.upperWeight)]));
+    },
+  };
+  return {
+    name: `${lower.name}+${upper.name}`,
+    pipeline: lower.pipeline,
+    featureGroup: lower.featureGroup,
+    features: lower.features,
+    predictor,
+    version: `${lower.version}|${upper.version}|w=${blend.upperWeight}`,
   };
 }
