@@ -11,6 +11,7 @@ import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../expo
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { formatTextTable } from "../text-table.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
+import { MODELS_BACKUP_FLAGS, runModelsBackup } from "./models-backup.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
@@ -165,8 +166,10 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
 
 export const modelsCommand: Command = {
   name: "models",
-  summary: "List, rank, import and export the registry's models (calls a running registry).",
-  usage: "list|best|import <folder|zip|https://.../<pipeline>.zip|s3://bucket/prefix/<pipeline>>|export <pipeline> [flags]",
+  summary:
+    "List, rank, import and export the registry's models (calls a running registry); back up and restore a whole model store (offline).",
+  usage:
+    "list|best|import <folder|zip|https://.../<pipeline>.zip|s3://bucket/prefix/<pipeline>>|export <pipeline>|backup <file|s3://bucket/key>|restore <file|s3://bucket/key> [flags]",
   flags: [
     {
       name: "pipeline",
@@ -222,13 +225,18 @@ export const modelsCommand: Command = {
       valueName: "host:port",
       description: `Registry to call (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
     },
+    ...MODELS_BACKUP_FLAGS,
     ...CLIENT_SECURITY_FLAGS,
     ...S3_FLAGS,
   ],
   async run({ flags, positionals, stdout, stderr, env }) {
     const [action, argument] = positionals;
+    if (action === "backup" || action === "restore") {
+      stdout.write(await runModelsBackup(action, argument, { flags, env }));
+      return 0;
+    }
     if (action === undefined || !["list", "best", "import", "export"].includes(action)) {
-      throw new UsageError(`expected list, best, import or export, got "${action ?? ""}"`);
+      throw new UsageError(`expected list, best, import, export, backup or restore, got "${action ?? ""}"`);
     }
     const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
