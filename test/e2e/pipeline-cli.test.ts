@@ -247,6 +247,9 @@ describe("kepler-model pipeline", () => {
     const listed = await run(["pipeline", "list", "--pipeline-address", address("pipeline")]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("cli_inline  3       0           acpi\n");
+    const json = await run(["pipeline", "list", "--json", "--pipeline-address", address("pipeline")]);
+    const { pipelines } = JSON.parse(json.stdout) as { pipelines: Array<{ pipelineName: string; modelCount: number }> };
+    expect(pipelines.find((p) => p.pipelineName === "cli_inline")?.modelCount).toBe(3);
     const stopped = await run(["pipeline", "stop", "--name", "cli_inline", "--pipeline-address", address("pipeline")]);
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toBe('kepler-model pipeline: NOT_FOUND: online pipeline "cli_inline" not found\n');
