@@ -5,6 +5,7 @@ import { securityConfigSchema } from "../kit/security/security-config.js";
 import { overloadConfigSchema } from "../kit/config/overload-config.js";
 import { s3ConfigSchema } from "../object-store/index.js";
 import { checkStorageUrl } from "./storage/backends.js";
+import { lifecycleConfigSchema } from "./lifecycle-config.js";
 
 const rescanIntervalKey: ConfigKey<number> = {
   type: "integer",
@@ -127,6 +128,7 @@ export const registryConfigSchema = {
   rescanIntervalMs: rescanIntervalKey,
   sourcePipelines: sourcePipelinesKey,
   ...registryLimitKeys,
+  ...lifecycleConfigSchema,
   ...securityConfigSchema,
   ...overloadConfigSchema,
   httpHeadersTimeoutMs: httpHeadersTimeoutKey,

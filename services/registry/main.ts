@@ -7,6 +7,7 @@ import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { s3SettingsOf } from "../object-store/index.js";
 import { ModelCatalogue } from "./domain/model-catalogue.js";
+import { lifecycleConfigSchema, lifecycleOf } from "./lifecycle-config.js";
 import { SharedModelStore } from "./domain/shared-store.js";
 import { openStorage } from "./storage/backends.js";
 import { LocalFolderStorage } from "./storage/local/local-folder-storage.js";
@@ -18,6 +19,7 @@ import { createRegistryService } from "./server.js";
 // Keys callers that build the config by hand (tests) may leave out: their schema defaults apply.
 const DEFAULTED_KEYS = {
   ...registryLimitKeys,
+  ...lifecycleConfigSchema,
   modelStore: registryConfigSchema.modelStore,
   modelStorePollMs: registryConfigSchema.modelStorePollMs,
   s3Endpoint: registryConfigSchema.s3Endpoint,
@@ -51,6 +53,7 @@ export async function startRegistry(
   const catalogue = await ModelCatalogue.open(await LocalFolderStorage.open(config.modelPath, logger), {
     logger,
     shared: replica,
+    lifecycle: await lifecycleOf(config),
     sourcePipelines: sourcePipelineMap(config.sourcePipelines),
     zipLimits: {
       maxEntries: config.zipMaxEntries,

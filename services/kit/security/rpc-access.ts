@@ -31,6 +31,7 @@ export const RPC_ACCESS: Readonly<Record<string, RpcAccess>> = {
   [`${REGISTRY}ImportPipeline`]: "write",
   [`${REGISTRY}ExportPipeline`]: "read",
   [`${REGISTRY}WatchModels`]: "read",
+  [`${REGISTRY}RollbackModel`]: "write",
 
   [`${ESTIMATOR}Estimate`]: "read",
   [`${ESTIMATOR}EstimateStream`]: "read",
