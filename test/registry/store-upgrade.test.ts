@@ -132,15 +132,17 @@ describe("kepler-model models backup -> wipe -> restore, local folder", () => {
     const backupFile = join(work, "store-backup.zip");
     const backup = await runCliCaptured(["models", "backup", backupFile, "--model-path", store]);
     expect(backup.stderr).toBe("");
-    expect(backup.stdout).toMatch(/^Backed up .* to .*store-backup\.zip: 3 models, 2 pipeline files, \d+ bytes\.\n$/);
+    expect(backup.stdout).toMatch(/^Backed up .* to .*store-backup\.zip: 3 models, 4 pipeline files, \d+ bytes\.\n$/);
     await rm(store, { recursive: true, force: true });
     const restore = await runCliCaptured(["models", "restore", backupFile, "--model-path", store]);
     expect(restore.stderr).toBe("");
-    expect(restore.stdout).toContain("3 models, 2 pipeline files");
+    expect(restore.stdout).toContain("3 models, 4 pipeline files");
     const restored = await digests(store);
     expect(Object.fromEntries(modelFiles(restored))).toEqual(Object.fromEntries(fixtureModels));
-    for (const file of ["ec2-fixture/metadata.json", "ec2-fixture/node_type_index.json"])
-      expect(restored.get(file), file).toBe(fixtureFiles.get(file));
+    // The whole store: pipeline files, model tables and the unpacked folders too, plus the format stamp.
+    const { [STORE_FORMAT_FILE]: stamp, ...restoredFiles } = Object.fromEntries(restored);
+    expect(restoredFiles).toEqual(Object.fromEntries(fixtureFiles));
+    expect(stamp).toBeDefined();
     const registry = await serve(store);
     for (const [path, digest] of fixtureModels)
       if (path.endsWith(".zip")) expect(await servedArchive(registry.address, path), path).toBe(digest);
@@ -205,7 +207,7 @@ describe("kepler-model models backup -> wipe -> restore, S3 store on radosgw", n
     const backupUrl = `s3://${BUCKET}/backups/store.zip`;
     const backup = await runCliCaptured(["models", "backup", backupUrl, "--model-store", storeUrl, ...s3]);
     expect(backup.stderr).toBe("");
-    expect(backup.stdout).toContain("3 models, 2 pipeline files");
+    expect(backup.stdout).toContain("3 models, 4 pipeline files");
     const storage = await openStorage(
       storeUrl,
       { s3: { endpoint: rgw.endpoint, region: "us-east-1", requestTimeoutMs: 5000 } },

@@ -72,7 +72,16 @@ export async function backupStore(storage: ModelStorage): Promise<{ zip: Buffer;
     const weight = stored.weightJson === undefined ? undefined : add(`models/${path}.json`, Buffer.from(stored.weightJson));
     manifest.models.push({ location, zip, ...(weight === undefined ? {} : { weight }) });
   }
-  for (const { pipelineName, path } of listing.pipelineFiles) {
+  // The model tables (<source>_<OutputType>_model_metadata.csv) are left out of listings (derived from the
+  // models, rewritten on each publish); they are copied too, so a restored store is the whole store.
+  const tables = new Set(
+    listing.models.map(({ location: l }) => `${l.pipelineName}\n${l.energySource}_${l.outputType}_model_metadata.csv`),
+  );
+  const files = [
+    ...listing.pipelineFiles,
+    ...[...tables].map((key) => ({ pipelineName: key.split("\n")[0]!, path: key.split("\n")[1]! })),
+  ];
+  for (const { pipelineName, path } of files) {
     const data = await storage.readPipelineFile(pipelineName, path);
     if (data === undefined) continue;
     manifest.pipeline_files.push({ pipeline: pipelineName, path, file: add(`pipelines/${pipelineName}/${path}`, data) });
