@@ -11,8 +11,8 @@ import type { DataTable } from "../../services/domain/data-table.js";
 import { assertEnergySource, type EnergySource } from "../../services/domain/energy-sources.js";
 import { assertFeatureGroup } from "../../services/domain/feature-groups.js";
 import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
-import { type ComponentError, evaluatePredictor } from "../../services/estimator/domain/evaluate-predictor.js";
-import { rowsToScore, type ScoredRowsKind } from "../../services/estimator/domain/scored-rows.js";
+import { evaluatePredictor } from "../../services/estimator/domain/evaluate-predictor.js";
+import { rowsToScore } from "../../services/estimator/domain/scored-rows.js";
 import { loadModelFolder } from "../../services/estimator/model-folder-predictor.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { isolate } from "../../services/isolator/domain/isolate.js";
@@ -25,37 +25,11 @@ import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
 import { renderText, scoredRowsNotices } from "../report/evaluation-text.js";
+import type { ModelEvaluation, SkippedModel } from "../report/model-evaluation.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 export type Extractor = "default" | "smooth";
 export type Isolator = "none" | "min";
-
-/** One model's errors on the recording. */
-export interface ModelEvaluation {
-  readonly energySource: string;
-  readonly outputType: OutputTypeName;
-  readonly featureGroup: string;
-  readonly modelName: string;
-  readonly rowCount: number;
-  /** Which rows were scored: the model's stored test rows, another recording's, or every row (in-sample). */
-  readonly scoredRows: ScoredRowsKind;
-  /** The largest component MAE: the reference's score for a model. */
-  readonly maeWatts: number;
-  /** metadata.json `mae` of the training run (test rows, rounded), for comparison. */
-  readonly trainedMaeWatts: number | null;
-  /** metadata.json `held_out.mae`: the training run's exact held-out MAE, when the model stores it. */
-  readonly storedHeldOutMaeWatts: number | null;
-  readonly components: readonly ComponentError[];
-}
-
-/** A model that could not be evaluated, and why. */
-export interface SkippedModel {
-  readonly energySource: string;
-  readonly outputType: OutputTypeName;
-  readonly featureGroup: string;
-  readonly modelName: string;
-  readonly reason: string;
-}
 
 const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
 const list = (flags: Flags, name: string): string[] =>

@@ -1,6 +1,6 @@
 // `kepler-model evaluate`'s text output: one line per model and component, the best model per source and
 // output type, and what the scored rows are (held-out, another recording, or in-sample).
-import type { ModelEvaluation, SkippedModel } from "../commands/evaluate.js";
+import type { ModelEvaluation, SkippedModel } from "./model-evaluation.js";
 import { formatTextTable } from "../text-table.js";
 
 const watts = (value: number) => value.toFixed(4);

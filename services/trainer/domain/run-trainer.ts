@@ -13,7 +13,7 @@ import {
 } from "../../models/index.js";
 import type { FitDurations } from "./fit-durations.js";
 import type { ComponentFitter, FitOutcome } from "./fit-components.js";
-import type { TrainModelsDeps } from "./train-models.js";
+import type { TrainModelsDeps } from "./train-models-deps.js";
 import type { TrainerImplementation } from "./trainer.js";
 import { trainerModuleOf } from "./trainer-registry.js";
 import type { TrainerResult, TrainProgress } from "./training-results.js";

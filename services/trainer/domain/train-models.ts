@@ -13,24 +13,18 @@ import type { DataTable } from "../../domain/data-table.js";
 import { assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { assertFeatureGroup, featuresOf } from "../../domain/feature-groups.js";
-import {
-  assertPathSegment,
-  type Checkpoint,
-  type SerializedCheckpoint,
-  type MetadataMachineSpec,
-  type ModelArchive,
-  type ModelGroup,
-  type OutputTypeName,
-} from "../../models/index.js";
-import { type ComponentFitter, type FitOutcome, inThreadFitter } from "./fit-components.js";
-import { type FitDurations, fitStartOrder, processFitDurations } from "./fit-durations.js";
+import { assertPathSegment, type MetadataMachineSpec, type ModelGroup, type OutputTypeName } from "../../models/index.js";
+import { type FitOutcome, inThreadFitter } from "./fit-components.js";
+import { fitStartOrder, processFitDurations } from "./fit-durations.js";
 import { finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
 import { assertTestTimestamps, type SplitSpec, splitRows } from "./train-test-split.js";
 import { resolveTrainers } from "./trainer-registry.js";
 import { prepareTrainingTable } from "./training-table.js";
-import type { TrainerResult, TrainModelsResult, TrainProgress } from "./training-results.js";
+import type { TrainModelsDeps } from "./train-models-deps.js";
+import type { TrainerResult, TrainModelsResult } from "./training-results.js";
 
 export type { ComponentResult, TrainerResult, TrainModelsResult, TrainProgress } from "./training-results.js";
+export type { TrainModelsDeps } from "./train-models-deps.js";
 
 /** What to train. */
 export interface TrainModelsRequest {
@@ -54,23 +48,6 @@ export interface TrainModelsRequest {
   continueFromCheckpoint?: boolean;
   /** Train and report only: no archive, no checkpoint. */
   skipPublish?: boolean;
-}
-
-/** Side effects, all optional: where to publish, checkpoint storage, progress, a minimal logger. */
-export interface TrainModelsDeps {
-  publishModel?(archive: ModelArchive): Promise<void>;
-  readCheckpoint?(group: ModelGroup, trainerName: string, component: string, nodeType: number): Promise<Checkpoint | undefined>;
-  /** Stores a checkpoint, serialised on the fit's thread. */
-  writeCheckpoint?(group: ModelGroup, checkpoint: SerializedCheckpoint): Promise<void>;
-  onProgress?(event: TrainProgress): void;
-  onResult?(result: TrainerResult): void;
-  logger?: { warn(fields: object, message: string): void };
-  /** Runs the fits; on this thread, one at a time, when unset. */
-  fitter?: ComponentFitter;
-  /** Fit times seen (the longest expected fits start first); the process's when unset. */
-  fitDurations?: FitDurations;
-  /** Stops before the next trainer when aborted (a cancelled RPC); nothing more is published. */
-  signal?: AbortSignal;
 }
 
 /** Node types index a pipeline's node_type_index.json and end model names: non-negative int32. */
