@@ -156,8 +156,13 @@ describe("TrainerService", () => {
         "dram_mape",
         "held_out",
         "calibration",
+        "trained_by_version",
         "format_version",
       ]);
+      // Which kepler-model trained it: package.json's version (docs/trainers.md).
+      expect(metadata.trained_by_version).toBe(
+        JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")).version,
+      );
       // The golden split's 37 test rows, the served predictions' errors and residuals on them.
       expect(metadata.held_out.row_count).toBe(37);
       expect(metadata.held_out.timestamps).toHaveLength(37);
