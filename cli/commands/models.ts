@@ -12,6 +12,7 @@ import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js"
 import { formatTextTable } from "../text-table.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
 import { MODELS_BACKUP_FLAGS, runModelsBackup } from "./models-backup.js";
+import { rollbackModelCommand } from "./models-rollback.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
@@ -167,9 +168,9 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
 export const modelsCommand: Command = {
   name: "models",
   summary:
-    "List, rank, import and export the registry's models (calls a running registry); back up and restore a whole model store (offline).",
+    "List, rank, import and export the registry's models, roll a model back to its previous version (calls a running registry); back up and restore a whole model store (offline).",
   usage:
-    "list|best|import <folder|zip|https://.../<pipeline>.zip|s3://bucket/prefix/<pipeline>>|export <pipeline>|backup <file|s3://bucket/key>|restore <file|s3://bucket/key> [flags]",
+    "list|best|import <folder|zip|https://.../<pipeline>.zip|s3://bucket/prefix/<pipeline>>|export <pipeline>|rollback <pipeline>/<source>/<OutputType>/<FeatureGroup>/<model>|backup <file|s3://bucket/key>|restore <file|s3://bucket/key> [flags]",
   flags: [
     {
       name: "pipeline",
@@ -235,8 +236,8 @@ export const modelsCommand: Command = {
       stdout.write(await runModelsBackup(action, argument, { flags, env }));
       return 0;
     }
-    if (action === undefined || !["list", "best", "import", "export"].includes(action)) {
-      throw new UsageError(`expected list, best, import, export, backup or restore, got "${action ?? ""}"`);
+    if (action === undefined || !["list", "best", "import", "export", "rollback"].includes(action)) {
+      throw new UsageError(`expected list, best, import, export, rollback, backup or restore, got "${action ?? ""}"`);
     }
     const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
@@ -244,6 +245,7 @@ export const modelsCommand: Command = {
       if (action === "list") stdout.write(await list(registry.client, flags));
       else if (action === "best") stdout.write(await best(registry.client, flags));
       else if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument, env));
+      else if (action === "rollback") stdout.write(await rollbackModelCommand(registry.client, argument));
       else stdout.write(await exportPipeline(registry.client, flags, argument));
       return 0;
     } catch (error) {

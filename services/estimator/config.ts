@@ -76,6 +76,15 @@ const socketRequestDeadlineKey: ConfigKey<number> = {
   check: (value) => (value >= 10 ? undefined : `expected at least 10 ms, got ${value}`),
 };
 
+const modelPublicKeysKey: ConfigKey<string> = {
+  type: "string",
+  default: "",
+  env: "KEPLER_MODEL_PUBLIC_KEYS_FILE",
+  flag: "model-public-keys-file",
+  description:
+    "PEM file of one or more ed25519 public keys: every model archive must be signed by one of them (the registry's --model-signing-key-file) and is refused before use otherwise; empty: not checked.",
+};
+
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
 export const estimatorConfigSchema = {
   host: hostKey,
@@ -90,6 +99,7 @@ export const estimatorConfigSchema = {
   ...overloadConfigSchema,
   registryDeadlineMs: registryDeadlineKey,
   intervalCoveragePercent: intervalCoverageKey,
+  modelPublicKeysFile: modelPublicKeysKey,
 } satisfies ConfigSchema;
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;

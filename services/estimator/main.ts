@@ -16,6 +16,7 @@ import { Estimator } from "./domain/estimate-power.js";
 import type { MachineDescription } from "./domain/loaded-model.js";
 import { ModelCache } from "./domain/model-cache.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
+import { readTrustedKeys } from "../models/index.js";
 import { watchRegistry } from "./registry-watch.js";
 import { cacheEvents, observeEstimate, observeRegistryReachable } from "./metrics.js";
 import { type EstimatorSocketHandle, type EstimatorSocketLimits, startEstimatorSocket } from "./estimator-socket.js";
@@ -68,12 +69,20 @@ export async function startEstimator(
     WithSecurity<
       Omit<
         EstimatorConfig,
-        "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs"
+        | "modelCacheEntries"
+        | "intervalCoveragePercent"
+        | "socketMaxConnections"
+        | "socketRequestDeadlineMs"
+        | "modelPublicKeysFile"
       > &
         Partial<
           Pick<
             EstimatorConfig,
-            "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs"
+            | "modelCacheEntries"
+            | "intervalCoveragePercent"
+            | "socketMaxConnections"
+            | "socketRequestDeadlineMs"
+            | "modelPublicKeysFile"
           >
         >
     >
@@ -82,12 +91,14 @@ export async function startEstimator(
 ): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
   const machine = await ownMachine(config.machineSpecFile);
+  const keysFile = config.modelPublicKeysFile ?? "";
+  const trustedKeys = keysFile === "" ? undefined : await readTrustedKeys(keysFile, "--model-public-keys-file");
   const registry = createRegistryClient(config.registryAddress, servicePeerConnection(securityOf(config)), {
     deadlineMs: config.registryDeadlineMs,
     boundedStreams: ["/kepler.model.v1.RegistryService/GetModelArchive"],
   });
   const estimator = new Estimator(
-    new ModelCache(createRegistryModelSource(registry), logger, {
+    new ModelCache(createRegistryModelSource(registry, trustedKeys), logger, {
       maxEntries: config.modelCacheEntries,
       observer: cacheEvents,
     }),

@@ -8,7 +8,15 @@ import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { fromPeerError } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { calibrationOf, parseWeightJson, readComponentModels, readZip } from "../models/index.js";
+import {
+  type ArchiveTrustedKeys,
+  calibrationOf,
+  parseWeightJson,
+  readComponentModels,
+  readZip,
+  verifyArchiveEntries,
+  WEIGHT_FILE,
+} from "../models/index.js";
 import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
 import { IntervalCalibration } from "./domain/prediction-intervals.js";
 import { createComponentPredictor, createWeightPredictor, type Predictor } from "./domain/predictor.js";
@@ -20,9 +28,14 @@ export interface RegistryProvenance {
   machineSpec?: MachineSpec;
 }
 
-/** A ModelSource over a registry client. */
+/**
+ * A ModelSource over a registry client. With `trustedKeys`, every archive must carry a signature by one of
+ * them (models/archive-signature.ts) and is refused before use otherwise; weights then come from the
+ * signed archive's weight.json, not from GetModelWeights.
+ */
 export function createRegistryModelSource(
   registry: PeerClient<typeof RegistryServiceDefinition>,
+  trustedKeys?: ArchiveTrustedKeys,
 ): ModelSource<RegistryProvenance> {
   const client = registry.client;
   async function fetchArchive(location: ModelLocation): Promise<Buffer> {
@@ -49,14 +62,19 @@ export function createRegistryModelSource(
     const metadataJson = JSON.parse(metadata.metadataJson) as Record<string, unknown>;
     const ours = typeof metadataJson.format_version === "number";
     const residuals = calibrationOf(metadataJson);
+    const archiveName = `${location.pipelineName}/${location.energySource}/${location.featureGroup}/${metadata.modelName}.zip`;
+    const entries = ours || trustedKeys !== undefined ? readZip(await fetchArchive(location), metadata.modelName) : [];
+    if (trustedKeys !== undefined) verifyArchiveEntries(entries, trustedKeys, archiveName);
     let predictor: Predictor;
     if (ours) {
-      predictor = createComponentPredictor(
-        readComponentModels(readZip(await fetchArchive(location), metadata.modelName), components),
-      );
+      predictor = createComponentPredictor(readComponentModels(entries, components));
     } else {
-      const weights = await client.getModelWeights({ location });
-      predictor = createWeightPredictor(parseWeightJson(weights.weightJson), metadata.trainerName, metadata.features, components);
+      const signed = entries.find((e) => e.name === WEIGHT_FILE);
+      const weightJson =
+        signed !== undefined
+          ? Buffer.from(signed.data).toString("utf8")
+          : (await client.getModelWeights({ location })).weightJson;
+      predictor = createWeightPredictor(parseWeightJson(weightJson), metadata.trainerName, metadata.features, components);
     }
     return {
       modelName: metadata.modelName,
