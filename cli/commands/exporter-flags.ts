@@ -106,4 +106,11 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
     valueName: "s",
     description: "Seconds of host samples asked for (default 60; at least two of the host's scrapes).",
   },
+  {
+    name: "host-context-selector",
+    valueName: "matchers",
+    description:
+      'For models trained with host context: PromQL label matchers naming this VM\'s host in its Kepler series (kepler_node_cpu_usage_ratio, kepler_node_cpu_active_watts), e.g. node_name="host-1"; with --host-prometheus-url and --host-cpus.',
+  },
+  { name: "host-cpus", valueName: "N", description: "Logical CPUs of this VM's host (host context)." },
 ];

@@ -26,6 +26,7 @@ import {
   type TreeLayout,
   vmSpec,
   vmSpecMessage,
+  prometheusHostContext,
   prometheusHostPower,
   ZONES,
 } from "../../services/vm-power/index.js";
@@ -131,8 +132,16 @@ export const exporterCommand: Command = {
     }
     const hostPrometheusUrl = textFlag(flags, "host-prometheus-url");
     const hostSelector = textFlag(flags, "host-vm-selector");
-    if ((hostPrometheusUrl === undefined) !== (hostSelector === undefined))
-      throw new UsageError("give --host-prometheus-url and --host-vm-selector together");
+    const hostContextSelector = textFlag(flags, "host-context-selector");
+    const hostCpus = integerFlag(flags, "host-cpus", { min: 1 });
+    if (hostPrometheusUrl === undefined && (hostSelector !== undefined || hostContextSelector !== undefined))
+      throw new UsageError("--host-vm-selector and --host-context-selector need --host-prometheus-url");
+    if ((hostContextSelector === undefined) !== (hostCpus === undefined))
+      throw new UsageError("give --host-context-selector and --host-cpus together");
+    const hostContext =
+      hostPrometheusUrl === undefined || hostContextSelector === undefined || hostCpus === undefined
+        ? undefined
+        : prometheusHostContext({ prometheusUrl: hostPrometheusUrl, selector: hostContextSelector, hostCpus });
     const hostPower =
       hostPrometheusUrl === undefined || hostSelector === undefined
         ? undefined
@@ -152,7 +161,7 @@ export const exporterCommand: Command = {
         version: packageJson.version,
         tree,
       },
-      { read, power, logger, hostPower },
+      { read, power, logger, hostPower, hostContext },
     );
     const model = daemon.exporter.currentModel;
     stdout.write(

@@ -42,6 +42,7 @@ export {
   type HostContextSeries,
   hostContextRow,
 } from "./host/host-context.js";
+export { prometheusHostContext } from "./host/host-context-source.js";
 export { type HostPower, type HostPowerSource, prometheusHostPower } from "./host/host-power-source.js";
 export { addHostContext, addLaggedColumns, LAG_SUFFIX, laggedFeatures } from "./training/vm-feature-transforms.js";
 export { blendWatts, type SizeBlend, sizeBlend } from "./exporter/size-interpolation.js";

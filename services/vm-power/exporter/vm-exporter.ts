@@ -13,6 +13,8 @@ import { guestFeatureColumns } from "../guest/guest-features.js";
 import type { GuestSnapshot } from "../guest/guest-snapshot.js";
 import type { ExporterModel, ModelProvider } from "./exporter-model.js";
 import type { HostPowerSource } from "../host/host-power-source.js";
+import { guestBusyVcpus, HOST_CONTEXT_FEATURES, type HostContextReading, hostContextRow } from "../host/host-context.js";
+import { featureRow, needsHostContext } from "./feature-row.js";
 
 export const ZONES = componentsOf("rapl-sysfs");
 
@@ -30,6 +32,8 @@ export interface VmExporterDeps {
   logger: DomainLogger;
   /** The host's own measurement of this VM, served instead of the model whenever it is available. */
   hostPower?: HostPowerSource;
+  /** The host's usage and active watts, for models trained with host-context features. */
+  hostContext?: { read(): Promise<HostContextReading> };
 }
 
 /** Where the live watts come from. */
@@ -87,6 +91,8 @@ export class VmExporter {
   private source: PowerSourceName = "model";
   /** Seconds the joules are integrated to (the last tick's reading). */
   private integratedTo: number | undefined;
+  /** The last tick's guest features (the lagged features' values). */
+  private lastFeatures: ReadonlyMap<string, number> | undefined;
 
   constructor(private readonly deps: VmExporterDeps) {}
 
@@ -146,7 +152,7 @@ export class VmExporter {
       let watts = host;
       if (watts === undefined) {
         if (previous === undefined || current === undefined) return "first-reading";
-        watts = await this.predict(guestFeatureColumns(pairSeries(previous, current)));
+        watts = await this.predict(guestFeatureColumns(pairSeries(previous, current)), current.vcpus);
       }
       this.setSource(host === undefined ? "model" : "host");
       this.watts = watts;
@@ -180,7 +186,7 @@ export class VmExporter {
     this.source = source;
   }
 
-  private async predict(columns: Map<string, Float64Array>): Promise<Float64Array> {
+  private async predict(columns: Map<string, Float64Array>, vcpus: number): Promise<Float64Array> {
     const power = this.deps.power;
     if (power.kind === "estimator") {
       const values = power.featureNames.map((name) => columns.get(name)?.[1] ?? Number.NaN);
@@ -191,12 +197,16 @@ export class VmExporter {
     const model = this.model;
     if (model === undefined) throw new Error("no model loaded yet");
     const names = model.predictor.inputFeatures(model.features);
-    const row = names.map((name) => {
-      const value = columns.get(name)?.[1];
-      if (value === undefined || !Number.isFinite(value)) throw new Error(`feature ${name} is not available in this VM`);
-      return value;
-    });
-    const x = matrixToWasm(createMatrix(1, names.length, Float64Array.from(row)));
+    const current = new Map([...columns].map(([name, values]) => [name, values[1]!] as const));
+    const previous = this.lastFeatures;
+    this.lastFeatures = current;
+    const hostContext = this.deps.hostContext;
+    const host =
+      hostContext !== undefined && needsHostContext(names, HOST_CONTEXT_FEATURES)
+        ? hostContextRow(guestBusyVcpus(columns, vcpus)[1]!, await hostContext.read())
+        : undefined;
+    const row = featureRow(names, current, previous, host);
+    const x = matrixToWasm(createMatrix(1, names.length, row));
     try {
       const powers = model.predictor.predict(x, names, new Map());
       return Float64Array.from(ZONES, (zone) => powers.get(zone)?.[0] ?? 0);
