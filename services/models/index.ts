@@ -54,6 +54,7 @@ export {
   createModelMetadata,
   type HeldOutRecord,
   heldOutOf,
+  trainingOf,
   MODEL_FORMAT_VERSION,
   type MetadataMachineSpec,
   type ModelMetadataInput,

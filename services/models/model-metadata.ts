@@ -36,6 +36,8 @@ export interface ModelMetadataInput {
   components: readonly ComponentAccuracy[];
   nodeType?: number;
   machineSpec?: MetadataMachineSpec;
+  /** How many rows the model was fitted on and when (EP-003's training data points and last training time). */
+  training?: { rowCount: number; timeSeconds: number };
   /** The kepler-model version that trained the model (package.json's), stored as `trained_by_version`. */
   trainedByVersion?: string;
   /**
@@ -110,6 +112,8 @@ export function createModelMetadata(input: ModelMetadataInput): Record<string, u
       abs_residuals: Object.fromEntries(heldOut.components.map((c) => [c.component, Array.from(c.absResidualsSorted)])),
     };
   }
+  if (input.training !== undefined)
+    metadata.training = { row_count: input.training.rowCount, time_seconds: input.training.timeSeconds };
   if (input.trainedByVersion !== undefined) metadata.trained_by_version = input.trainedByVersion;
   metadata.format_version = MODEL_FORMAT_VERSION;
   return metadata;
@@ -118,6 +122,13 @@ export function createModelMetadata(input: ModelMetadataInput): Record<string, u
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+/** metadata.json `training` (rows fitted on, Unix time), or undefined when the model has none (older archives). */
+export function trainingOf(metadata: Record<string, unknown>): { rowCount: number; timeSeconds: number } | undefined {
+  const record = metadata.training;
+  if (!isRecord(record) || !isFiniteNumber(record.row_count) || !isFiniteNumber(record.time_seconds)) return undefined;
+  return { rowCount: record.row_count, timeSeconds: record.time_seconds };
+}
 
 /** metadata.json `held_out`, or undefined when the model has none (older archives, kepler-model-db) or it is malformed. */
 export function heldOutOf(metadata: Record<string, unknown>): HeldOutRecord | undefined {

@@ -156,6 +156,7 @@ describe("TrainerService", () => {
         "dram_mape",
         "held_out",
         "calibration",
+        "training",
         "trained_by_version",
         "format_version",
       ]);

@@ -22,6 +22,8 @@ export interface ArchiveContext {
   features: readonly string[];
   nodeType: number;
   machineSpec?: MetadataMachineSpec;
+  /** Rows the components are fitted on (metadata `training.row_count`). */
+  trainRowCount?: number;
 }
 
 /** Builds the archive; weight.json only for weight-capable trainers. */
@@ -49,6 +51,9 @@ export function buildModelArchive(
     components: accuracy,
     nodeType: context.nodeType,
     machineSpec: context.machineSpec,
+    ...(context.trainRowCount === undefined
+      ? {}
+      : { training: { rowCount: context.trainRowCount, timeSeconds: Math.round(Date.now() / 1000) } }),
     trainedByVersion: buildInfo().version,
     heldOut: {
       timestampsSeconds: accuracy[0]?.testTimestamps ?? [],

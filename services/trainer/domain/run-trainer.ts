@@ -81,7 +81,13 @@ export async function fitTrainer(
         featureGroup: run.featureGroup,
         seed: run.seed,
         previous: Array.from(checkpoints.models),
-        archive: { group: run.group, features: run.features, nodeType: data.nodeType, machineSpec: run.machineSpec },
+        archive: {
+          group: run.group,
+          features: run.features,
+          nodeType: data.nodeType,
+          machineSpec: run.machineSpec,
+          trainRowCount: data.trainRows.length,
+        },
       },
       signal,
     );
