@@ -158,6 +158,14 @@ export default async function run(): Promise<void> {
       ["case", "reference s", "ours s", "reference/ours", "reference peak MiB", "ours peak MiB", "ours/reference RSS"],
       rows,
     );
+    // The command's CSV and the reference's to_csv of the same table, compared byte for byte.
+    const [oursCsv, referenceCsv] = await Promise.all(
+      ["ours-table.csv", "reference-table.csv"].map((name) => readFile(join(dir, name)).catch(() => undefined)),
+    );
+    if (oursCsv !== undefined && referenceCsv !== undefined)
+      console.log(
+        `extract --out table.csv: ours ${oursCsv.byteLength} bytes, the reference's ${referenceCsv.byteLength} bytes, ${oursCsv.equals(referenceCsv) ? "byte-identical" : "DIFFERENT"}`,
+      );
   } finally {
     await rm(dir, { recursive: true, force: true });
     await removeOursRun();
