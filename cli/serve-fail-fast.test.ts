@@ -5,8 +5,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createChannel, createClient } from "nice-grpc";
+import { HealthDefinition } from "nice-grpc-server-health";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnNode } from "../test/support/child-process.js";
+import { REPO_ROOT, spawnNode } from "../test/support/child-process.js";
+import { connect } from "node:net";
+import { readFileSync } from "node:fs";
 
 const OTHER_PORTS_FREE = [
   "--registry-port=0",
@@ -97,4 +101,51 @@ describe("serve fails fast when a listener cannot start", () => {
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain(`kepler-model serve: estimator socket cannot listen on ${path}:`);
   }, 60_000);
+});
+
+describe("serve with every listener up", () => {
+  it("prints its version and every listener only once all listen, and each answers (readiness)", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "kepler-all-up-"));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const socket = join(folder, "estimator.sock");
+    const serve = spawnNode([
+      "bin/kepler-model.js",
+      "serve",
+      "--no-default-models",
+      `--model-path=${join(folder, "models")}`,
+      `--estimator-socket=${socket}`,
+      "--log-format=json",
+      ...OTHER_PORTS_FREE,
+    ]);
+    cleanups.push(async () => {
+      if (serve.child.exitCode === null) {
+        serve.child.kill("SIGTERM");
+        await serve.exited;
+      }
+    });
+    const version: string = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version;
+    const [banner] = await serve.waitForOutput(
+      /kepler-model \S+ \(revision [0-9a-f]{12}\): services listening[^]*Stop with/,
+      60_000,
+    );
+    expect(banner).toContain(`kepler-model ${version} (revision `);
+    const grpc = [...banner.matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((m) => ({ name: m[1]!, address: m[2]! }));
+    expect(grpc.map((g) => g.name).sort()).toEqual(["estimator", "extractor", "isolator", "pipeline", "registry", "trainer"]);
+    for (const { name, address } of grpc) {
+      const channel = createChannel(address);
+      try {
+        const fullName = `kepler.model.v1.${name[0]!.toUpperCase()}${name.slice(1)}Service`;
+        // 1 = SERVING (the estimator's readiness also needs its registry, which is up).
+        expect((await createClient(HealthDefinition, channel).check({ service: fullName })).status, fullName).toBe(1);
+      } finally {
+        channel.close();
+      }
+    }
+    const metricsUrl = /(http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(banner)![1]!;
+    expect(await (await fetch(metricsUrl)).text()).toContain(`kepler_model_build_info{version="${version}"`);
+    expect(banner).toContain(`unix:${socket}`);
+    await new Promise<void>((resolve, reject) => connect(socket, resolve).once("error", reject).unref());
+    serve.child.kill("SIGTERM");
+    expect(await serve.exited).toBe(0);
+  }, 90_000);
 });
