@@ -18,6 +18,7 @@ import {
 } from "./http-model-api.js";
 import { observeSelection } from "./metrics.js";
 import { modelBrowserPage } from "./model-browser.js";
+import { BROWSER_PAGE_HEADERS } from "./browser-page-headers.js";
 
 /** Largest POST /model body (Kepler's is about 400 bytes). */
 export const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
@@ -66,7 +67,7 @@ function getBestModels(store: ModelCatalogue, url: URL, response: ServerResponse
 
 async function getBrowserPage(store: ModelCatalogue, path: string, response: ServerResponse): Promise<void> {
   const { contentType, body } = await modelBrowserPage(store, path);
-  sendHttp(response, 200, body, { "Content-Type": contentType });
+  sendHttp(response, 200, body, { ...BROWSER_PAGE_HEADERS, "Content-Type": contentType });
 }
 
 /** The registry's HTTP routes over its model store. */

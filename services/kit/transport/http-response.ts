@@ -12,6 +12,8 @@ export function sendHttp(
   response.writeHead(status, {
     "Content-Type": isText ? "text/plain; charset=utf-8" : "application/octet-stream",
     "Content-Length": String(Buffer.byteLength(body)),
+    // A body is only what its Content-Type says: a browser never sniffs text or bytes into a page.
+    "X-Content-Type-Options": "nosniff",
     ...headers,
   });
   response.end(body);

@@ -7,6 +7,7 @@
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError, AlreadyExistsError } from "../../domain/errors.js";
 import { assertPathSegment, createZip, type ModelLocation, readZip, REPORT_FOLDER } from "../../models/index.js";
+import { reportFileProblem } from "../../models/report-files.js";
 import { OUTPUT_TYPE_NAMES } from "../storage/model-layout.js";
 import { ArchiveTree, childPath } from "./archive-tree.js";
 import type { ModelCatalogue } from "./model-catalogue.js";
@@ -80,17 +81,18 @@ export async function importPipeline(
   );
   for (const file of ordered)
     await catalogue.writePipelineFile(name, file.name, tree.read(childPath(root, file.name)) as Uint8Array);
-  // The accuracy report and stored idle profiles come along when the zip has them.
+  // The accuracy report and stored idle profiles come along when the zip has them; of report/ only the
+  // files kepler-model report writes (the registry serves them as pages), the others are listed as skipped.
+  const skippedModels: SkippedModel[] = [];
   for (const folder of [REPORT_FOLDER, "profile"]) {
-    for (const file of tree.entriesOf(childPath(root, folder)).filter((e) => !e.directory))
-      await catalogue.writePipelineFile(
-        name,
-        `${folder}/${file.name}`,
-        tree.read(childPath(root, `${folder}/${file.name}`)) as Uint8Array,
-      );
+    for (const file of tree.entriesOf(childPath(root, folder)).filter((e) => !e.directory)) {
+      const bytes = tree.read(childPath(root, `${folder}/${file.name}`)) as Uint8Array;
+      const problem = folder === REPORT_FOLDER ? reportFileProblem(file.name, bytes) : undefined;
+      if (problem === undefined) await catalogue.writePipelineFile(name, `${folder}/${file.name}`, bytes);
+      else skippedModels.push({ path: `${folder}/${file.name}`, reason: problem });
+    }
   }
   const imported = new Set<string>();
-  const skippedModels: SkippedModel[] = [];
   for (const sourceDir of tree.entriesOf(root).filter((e) => e.directory)) {
     const energySource = energySourceOfLabel(sourceDir.name);
     if (energySource === undefined) continue;
