@@ -47,6 +47,7 @@ export {
   modelZipPath,
   type OutputTypeName,
   REPORT_FOLDER,
+  reportPredictionsFile,
 } from "./model-location.js";
 export {
   calibrationOf,

@@ -51,6 +51,11 @@ export function assertPathSegment(value: string, field: string): string {
  */
 export const REPORT_FOLDER = "report";
 
+/** The report's per-row predictions of one AbsPower model (held-out rows, measured and predicted watts). */
+export function reportPredictionsFile(location: Omit<ModelLocation, "pipelineName" | "outputType">): string {
+  return `predictions-${location.energySource}-${location.featureGroup}-${location.modelName}.csv`;
+}
+
 /** The reference's get_model_name: `<trainer>_<node_type>`. */
 export function modelNameOf(trainerName: string, nodeType: number): string {
   return `${trainerName}_${nodeType}`;
