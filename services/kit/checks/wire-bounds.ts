@@ -20,8 +20,9 @@ const I64 = 1;
 const LEN = 2;
 const I32 = 5;
 
-/** Bytes that do not parse; the decoder reports them with its own message. */
-class WireFormatError extends Error {}
+// Thrown to end a scan: at the first bound broken (its violation is kept on the cursor), or at bytes
+// that are not a valid encoding (left to the decoder, which names the message type).
+const STOP_SCAN = Symbol("stop scan");
 
 /**
  * Entry-count bounds checked on the encoded request, before it is decoded: decoding 100,000 strings
@@ -36,13 +37,13 @@ export function compileWireBounds(shapes: RequestShapes, serviceNames: readonly 
     const plan = planMessage(shapes, type, 0);
     if (plan === undefined) continue;
     checks.set(path, (bytes) => {
+      const cursor = new WireCursor(bytes);
       try {
-        scan(new WireCursor(bytes), bytes.byteLength, plan, "");
+        scan(cursor, bytes.byteLength, plan, "");
         return undefined;
       } catch (error) {
-        if (error instanceof InvalidInputError) return error;
-        if (error instanceof WireFormatError) return undefined;
-        throw error;
+        if (error !== STOP_SCAN) throw error;
+        return cursor.violation;
       }
     });
   }
@@ -66,6 +67,8 @@ function planMessage(shapes: RequestShapes, type: string, depth: number): Messag
 // A position in the encoded request, moved forward by each read; one per check, never shared.
 class WireCursor {
   pos = 0;
+  /** The first bound broken, once found. */
+  violation: InvalidInputError | undefined = undefined;
   constructor(readonly bytes: Uint8Array) {}
 
   // A varint's value (up to 2^53, enough for tags and lengths).
@@ -81,7 +84,7 @@ class WireCursor {
       }
       scale *= 128;
     }
-    throw new WireFormatError("bad varint");
+    throw STOP_SCAN;
   }
 
   // Moves past one value of `wireType` (groups are not used by our protos).
@@ -92,8 +95,8 @@ class WireCursor {
     else if (wireType === LEN) {
       const length = this.varint(end);
       this.pos += length;
-    } else throw new WireFormatError("unsupported wire type");
-    if (this.pos > end) throw new WireFormatError("truncated");
+    } else throw STOP_SCAN;
+    if (this.pos > end) throw STOP_SCAN;
   }
 }
 
@@ -112,7 +115,7 @@ function scan(cursor: WireCursor, end: number, plan: MessagePlan, path: string):
     const length = cursor.varint(end);
     const contentStart = cursor.pos;
     const contentEnd = contentStart + length;
-    if (contentEnd > end) throw new WireFormatError("truncated");
+    if (contentEnd > end) throw STOP_SCAN;
     const before = counts.get(fieldNo) ?? 0;
     let added = 1;
     if (field.packedEntryBytes !== undefined) added = packedCount(cursor.bytes, contentStart, contentEnd, field.packedEntryBytes);
@@ -138,10 +141,11 @@ function bumpCount(
   counts.set(fieldNo, count);
   if (field.maxEntries === undefined || count <= field.maxEntries) return;
   const total = count + countRest(cursor, end, fieldNo, field);
-  throw new InvalidInputError(
+  cursor.violation = new InvalidInputError(
     path === "" ? field.name : `${path}.${field.name}`,
     `at most ${field.maxEntries} entries allowed, got ${total}`,
   );
+  throw STOP_SCAN;
 }
 
 // Entries of `fieldNo` from the cursor to `end` (so the error says how many were sent).
