@@ -14,26 +14,20 @@ export {
   takeRows,
   vectorStats,
 } from "./gather.js";
+export { type F64Slice, copySlice, readSlice, sliceOf } from "./f64-slice.js";
+export { type GatheredRows, type RowLevelColumns, gatherContainerRows, gatherNodeRows } from "./gather-rows.js";
 export {
-  type F64Slice,
-  type GatheredRows,
-  type RowLevelColumns,
   accumulateOnAxis,
-  copySlice,
   counterToRateOnSlices,
   countGreaterThan,
   countPresentKeys,
   countDecreases,
   gatherByIndex,
-  gatherContainerRows,
-  gatherNodeRows,
   intersectionOfSorted,
   keepPowerRows,
   locateOnAxis,
   meanOrMissing,
   overlayLatestChange,
-  readSlice,
-  sliceOf,
   sumOverKeys,
   unionOfSorted,
 } from "./aggregate.js";

@@ -1,4 +1,5 @@
-import { accumulateOnAxis, copySlice, gatherByIndex, locateOnAxis, meanOrMissing, sliceOf } from "./aggregate.js";
+import { accumulateOnAxis, gatherByIndex, locateOnAxis, meanOrMissing } from "./aggregate.js";
+import { copySlice, sliceOf } from "./f64-slice.js";
 import { F64Buffer, withBuffers } from "./f64-buffer.js";
 import { distinctValues } from "./gather.js";
 import { core } from "./module.js";
