@@ -43,18 +43,18 @@ export const overloadConfigSchema = {
   maxStreams: overloadKey(
     "max-streams",
     128,
-    "Most streaming calls (uploads, recordings, EstimateStream, WatchModels, health Watch) a service holds open at once; one more gets RESOURCE_EXHAUSTED.",
+    "Most streaming calls (uploads, imports, recordings, training, WatchModels) a service holds open at once; one more gets RESOURCE_EXHAUSTED.",
     1,
   ),
   maxStreamsPerClient: overloadKey(
     "max-streams-per-client",
     32,
-    "Most streaming calls one client address holds open at once (0: no per-client limit).",
+    "Most streaming calls (EstimateStream included) one client address holds open at once (0: no per-client limit).",
   ),
   maxPriorityCalls: overloadKey(
     "max-priority-calls",
     1024,
-    "Most Estimate, health and Kepler socket requests running at once: slots of their own, so heavy work never takes them.",
+    "Most Estimate and EstimateStream calls, health checks and Kepler socket requests running at once: slots of their own, so heavy work never takes them.",
     1,
   ),
   keepaliveMs: overloadKey(

@@ -1,0 +1,232 @@
+// Overload (issue 34): a registry and estimator (`kepler-model serve registry estimator`, a separate
+// process, tight admission limits) flooded on each door past its limits. Per flood: how many calls were
+// admitted and refused, how fast a refusal came back (p50/p99/max), the p99 of the admitted calls and of
+// Estimate running beside the flood against the same calls unloaded, and the server's RSS before and at
+// its peak (sampled from /proc every 10 ms). Then 64 clients trickling bytes into the Kepler socket while
+// real Kepler requests are timed. ListModels, GET /best-models and a loaded model's socket estimate are
+// answered within the turn their request arrives, so however many arrive, few hold a slot at once: their
+// rows show what a flood of fast calls costs (queueing in the client and on the CPU), the stream row
+// what happens past a limit.
+//   npm run bench -- overload
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClientError, Status } from "nice-grpc";
+import { createEstimatorClient } from "../../services/estimator/client.js";
+import { createRegistryClient } from "../../services/registry/client.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
+import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
+import { ms, printTable } from "../support/measure.js";
+
+const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-client", "0", "--max-streams", "16"];
+const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority-calls", "64"];
+const FLOOD = 400;
+const FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
+const KEPLER_IDLE =
+  '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit"],"values":[[10,2]],"output_type":"AbsPower","source":"intel_rapl","system_features":[],"system_values":[],"trainer_name":"","filter":""}';
+
+async function startServers(modelPath: string, socket: string) {
+  const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
+  const args = ["serve", "registry", "estimator", "--model-path", modelPath, "--registry-port", "0", "--estimator-port", "0"];
+  const child = spawn(process.execPath, [bin, ...args, "--estimator-socket", socket, ...LIMIT_FLAGS, "--log-level", "error"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const addresses = await new Promise<{ registry: string; estimator: string }>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const registry = /registry\s+(\S+:\d+)/.exec(output)?.[1];
+      const estimator = /estimator\s+(\S+:\d+)/.exec(output)?.[1];
+      if (registry !== undefined && estimator !== undefined) resolve({ registry, estimator });
+    });
+    child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
+  });
+  return { child, ...addresses };
+}
+
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** Samples the child's RSS every 10 ms while `work` runs: [before, peak]. */
+async function withPeakRss<T>(
+  child: ChildProcess,
+  work: () => Promise<T>,
+): Promise<{ result: T; beforeMiB: number; peakMiB: number }> {
+  const beforeMiB = rssMiB(child.pid!);
+  let peakMiB = beforeMiB;
+  const timer = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(child.pid!))), 10);
+  try {
+    const result = await work();
+    return { result, beforeMiB, peakMiB: Math.max(peakMiB, rssMiB(child.pid!)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const quantile = (values: number[], q: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+
+interface Outcome {
+  ok: boolean;
+  refused: boolean;
+  ms: number;
+}
+
+async function timed(call: () => Promise<boolean | void>): Promise<Outcome> {
+  const start = performance.now();
+  try {
+    const refusedInBand = (await call()) === true;
+    return { ok: !refusedInBand, refused: refusedInBand, ms: performance.now() - start };
+  } catch (error) {
+    const refused = error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED;
+    return { ok: false, refused, ms: performance.now() - start };
+  }
+}
+
+function httpGet(port: number, path: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: "127.0.0.1", port, path, agent: false }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode === 429));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+export default async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "bench-overload-"));
+  const socketPath = join(dir, "estimator.sock");
+  const servers = await startServers(join(dir, "models"), socketPath);
+  const registry = createRegistryClient(servers.registry);
+  const estimator = createEstimatorClient(servers.estimator);
+  const registryPort = Number(servers.registry.split(":").at(-1));
+  try {
+    await publishTestArchive(
+      registry,
+      buildTestArchive({
+        pipelineName: "bench",
+        energySource: "rapl-sysfs",
+        outputType: "AbsPower",
+        featureGroup: "BPFOnly",
+        trainerName: "LinearRegressionTrainer",
+        nodeType: 0,
+        features: FEATURES,
+        scale: [4000, 50],
+        maeWatts: 3,
+        model: { kind: "linear", components: [10, 5, 2, 1].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
+      }),
+    );
+    const estimate = () =>
+      estimator.client.estimate({
+        featureNames: FEATURES,
+        rowCount: 1,
+        values: Buffer.from(new Float64Array([10, 2]).buffer),
+        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        energySource: "rapl-sysfs",
+      });
+    const estimateLatencies = async (count: number): Promise<number[]> => {
+      const samples: number[] = [];
+      for (let i = 0; i < count; i++) samples.push((await timed(async () => void (await estimate()))).ms);
+      return samples;
+    };
+    const socketCall = async () => JSON.parse((await keplerSidecarCall(socketPath, KEPLER_IDLE)).allBytes).msg !== "";
+    const drainWatch = async () => {
+      for await (const _ of registry.client.watchModels({}, { signal: AbortSignal.timeout(3000) })) void _;
+    };
+    const doors: Record<string, () => Promise<boolean | void>> = {
+      "gRPC unary (ListModels)": async () => void (await registry.client.listModels({})),
+      "gRPC stream (WatchModels, held 3 s)": () =>
+        drainWatch().catch((error: unknown) => {
+          if (error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED) throw error;
+        }),
+      "HTTP (GET /best-models)": () => httpGet(registryPort, "/best-models"),
+      "socket (Kepler request)": socketCall,
+    };
+    await estimateLatencies(200);
+    const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
+    const rows: string[][] = [];
+    for (const [door, call] of Object.entries(doors)) {
+      const unloaded: number[] = [];
+      for (let i = 0; i < 50; i++) unloaded.push((await timed(call)).ms);
+      const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
+        const beside = estimateLatencies(100);
+        const outcomes = await Promise.all(Array.from({ length: FLOOD }, () => timed(call)));
+        return { outcomes, beside: await beside };
+      });
+      const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
+      const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
+      rows.push([
+        door,
+        String(admitted.length),
+        String(refused.length),
+        String(result.outcomes.length - admitted.length - refused.length),
+        `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(Math.max(...refused, Number.NaN))}`,
+        `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
+        `${ms(unloadedEstimate)} -> ${ms(quantile(result.beside, 0.99))}`,
+        `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
+      ]);
+    }
+    printTable(
+      `Floods of ${FLOOD} concurrent calls per door (limits: ${LIMIT_FLAGS.join(" ")}); times in ms`,
+      [
+        "door",
+        "admitted",
+        "refused",
+        "dropped",
+        "refusal p50/p99/max",
+        "door p99 unloaded -> admitted",
+        "Estimate p99 unloaded -> beside",
+        "RSS MiB before -> peak",
+      ],
+      rows,
+    );
+
+    // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
+    const quiet: number[] = [];
+    for (let i = 0; i < 50; i++) quiet.push((await timed(socketCall)).ms);
+    const stalled = Array.from({ length: 64 }, () => {
+      const socket = connect(socketPath);
+      socket.on("error", () => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      socket.on("connect", () => {
+        socket.write('{"metrics":[');
+        timer = setInterval(() => socket.write(" "), 100);
+      });
+      socket.on("close", () => clearInterval(timer));
+      return { stop: () => (clearInterval(timer), socket.destroy()) };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const underStall: Outcome[] = [];
+    for (let i = 0; i < 50; i++) underStall.push(await timed(socketCall));
+    for (const client of stalled) client.stop();
+    const answered = underStall.filter((o) => o.ok).map((o) => o.ms);
+    printTable(
+      "Kepler socket requests with 64 clients trickling a byte every 100 ms (50 sequential requests)",
+      ["case", "answered", "p50 ms", "p99 ms", "max ms"],
+      [
+        ["quiet", String(quiet.length), ms(quantile(quiet, 0.5)), ms(quantile(quiet, 0.99)), ms(Math.max(...quiet))],
+        [
+          "64 stalled",
+          `${answered.length}/50`,
+          ms(quantile(answered, 0.5)),
+          ms(quantile(answered, 0.99)),
+          ms(Math.max(...answered)),
+        ],
+      ],
+    );
+  } finally {
+    registry.close();
+    estimator.close();
+    servers.child.kill("SIGTERM");
+    await new Promise((resolve) => servers.child.on("exit", resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
