@@ -6,6 +6,7 @@ import type { Logger } from "../observe/logger.js";
 import type { RpcAccess } from "./rpc-access.js";
 import type { SecurityConfig } from "./security-config.js";
 import { WatchedFile } from "../files/watched-file.js";
+import { warnIfReadableByOthers } from "./file-permissions.js";
 
 /** Who may call what: the configured tokens (re-read when the file changes) and whether reads need one. */
 export interface AuthPolicy {
@@ -59,6 +60,7 @@ export function authPolicy(config: SecurityConfig, logger: Logger, host = "127.0
   } catch (error) {
     throw new InvalidInputError("--auth-tokens-file", `cannot use ${config.authTokensFile}: ${(error as Error).message}`);
   }
+  warnIfReadableByOthers(config.authTokensFile, "--auth-tokens-file", logger);
   return { tokensFile: config.authTokensFile, authReads: config.authReads, tokens: () => file.current() };
 }
 
