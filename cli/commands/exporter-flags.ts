@@ -15,6 +15,12 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
       "Ask this registry for the best model for this VM (its vCPUs and memory as the machine spec) and re-ask every --model-refresh-seconds.",
   },
   {
+    name: "model-public-keys-file",
+    valueName: "file",
+    description:
+      "PEM file of ed25519 public keys (env KEPLER_MODEL_PUBLIC_KEYS_FILE): a model archive (--model-file, --registry-address) must be signed by one of them and is refused before use otherwise.",
+  },
+  {
     name: "estimator-address",
     valueName: "host:port",
     description: "Send each tick's features to this estimator's Estimate RPC instead of running a model here.",

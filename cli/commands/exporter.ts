@@ -11,6 +11,7 @@ import { createComponentPredictor } from "../../services/estimator/domain/predic
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
+import { readTrustedKeys } from "../../services/models/index.js";
 import { waitForShutdownSignal } from "../../services/kit/transport/shutdown.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import {
@@ -98,9 +99,12 @@ export const exporterCommand: Command = {
     const connection = commandConnection({ env, flags });
     const closers: Array<() => void> = [];
     const modelFile = textFlag(flags, "model-file");
+    const keysFile = textFlag(flags, "model-public-keys-file") ?? env.KEPLER_MODEL_PUBLIC_KEYS_FILE ?? "";
+    const trustedKeys = keysFile === "" ? undefined : await readTrustedKeys(keysFile, "--model-public-keys-file");
     const registryAddress = textFlag(flags, "registry-address");
     let power: Parameters<typeof startExporterDaemon>[1]["power"];
-    if (modelFile !== undefined) power = { kind: "model", provider: fileModelProvider(modelFile, createComponentPredictor) };
+    if (modelFile !== undefined)
+      power = { kind: "model", provider: fileModelProvider(modelFile, createComponentPredictor, trustedKeys) };
     else if (registryAddress !== undefined) {
       const registry = createRegistryClient(registryAddress, connection);
       closers.push(() => registry.close());
@@ -110,7 +114,10 @@ export const exporterCommand: Command = {
           { vcpus, from: [blend.lower, blend.upper], upperWeight: blend.upperWeight },
           "no model trained for this VM size or sizes on both sides of it: extrapolating from the two nearest (untested accuracy)",
         );
-      power = { kind: "model", provider: registryModelProvider(registry, query, createComponentPredictor, warnExtrapolating) };
+      power = {
+        kind: "model",
+        provider: registryModelProvider(registry, query, createComponentPredictor, warnExtrapolating, trustedKeys),
+      };
     } else {
       const estimator = createEstimatorClient(textFlag(flags, "estimator-address")!, connection);
       closers.push(() => estimator.close());

@@ -9,6 +9,7 @@ import { Counter, Gauge } from "prom-client";
 import { metricsRegistry } from "../../kit/observe/metrics.js";
 import type { TreeWriter } from "../tree/tree-writer.js";
 import type { VmExporter } from "./vm-exporter.js";
+import { INTERVAL_LEVEL } from "./exporter-model.js";
 
 /** The tree the exporter writes, as /metrics describes it. */
 export interface TreeDescription {
@@ -26,6 +27,15 @@ export interface ExporterMetricsSource {
   tree?: TreeDescription;
 }
 
+const LIFECYCLE_NAMES = [
+  "kepler_model_exporter_inference_seconds",
+  "kepler_model_exporter_model_version_info",
+  "kepler_model_exporter_interval_width_watts",
+  "kepler_model_exporter_feature_errors_total",
+  "kepler_model_exporter_training_rows",
+  "kepler_model_exporter_trained_timestamp_seconds",
+];
+
 const NAMES = [
   "kepler_node_cpu_watts",
   "kepler_node_cpu_joules_total",
@@ -33,6 +43,7 @@ const NAMES = [
   "kepler_model_exporter_ticks_total",
   "kepler_model_exporter_tick_seconds",
   "kepler_model_exporter_model_loads_total",
+  ...LIFECYCLE_NAMES,
   "kepler_model_exporter_tree_info",
   "kepler_model_exporter_tree_watts",
   "kepler_model_exporter_tree_flushes_total",
@@ -120,6 +131,7 @@ export function registerExporterMetrics(source: ExporterMetricsSource): void {
       setCounter(this, status().modelLoads);
     },
   });
+  registerLifecycleMetrics(source);
   const tree = source.tree;
   if (tree !== undefined) registerTreeMetrics(source, tree);
 }
@@ -172,6 +184,72 @@ function registerTreeMetrics(source: ExporterMetricsSource, tree: TreeDescriptio
       collect() {
         this.reset();
         setCounter(this, value());
+      },
+    });
+}
+
+// EP-003's exporter metrics: inference duration, model version, interval width, feature collection errors,
+// training data points and last training time (the last three from the model's metadata.json).
+function registerLifecycleMetrics(source: ExporterMetricsSource): void {
+  const registers = [metricsRegistry];
+  const model = () => source.exporter.currentModel;
+  new Gauge({
+    name: "kepler_model_exporter_inference_seconds",
+    help: "Duration of the last prediction: the model run here, or the estimator's Estimate call.",
+    registers,
+    collect() {
+      this.set(source.exporter.status.inferenceSeconds);
+    },
+  });
+  new Gauge({
+    name: "kepler_model_exporter_model_version_info",
+    help: "The archive version of the model in use: the first 12 hex digits of its zip's SHA-256 (as `models rollback` reports).",
+    labelNames: ["model", "model_version"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const current = model();
+      if (current !== undefined) this.set({ model: current.name, model_version: current.version }, 1);
+    },
+  });
+  new Gauge({
+    name: "kepler_model_exporter_interval_width_watts",
+    help: "Width of the model's prediction interval per zone (split conformal on its held-out residuals), watts.",
+    labelNames: ["zone", "level"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [zone, width] of model()?.facts.intervalWidthWatts ?? [])
+        this.set({ zone, level: String(INTERVAL_LEVEL) }, width);
+    },
+  });
+  new Counter({
+    name: "kepler_model_exporter_feature_errors_total",
+    help: "Guest counter reads that failed and model features this VM could not give.",
+    registers,
+    collect() {
+      this.reset();
+      setCounter(this, source.exporter.status.featureErrors);
+    },
+  });
+  const facts: Array<[string, string, (m: NonNullable<ReturnType<typeof model>>) => number | undefined]> = [
+    ["kepler_model_exporter_training_rows", "Rows the model in use was fitted on.", (m) => m.facts.trainingRows],
+    [
+      "kepler_model_exporter_trained_timestamp_seconds",
+      "When the model in use was trained, Unix seconds.",
+      (m) => m.facts.trainedTimeSeconds,
+    ],
+  ];
+  for (const [name, help, value] of facts)
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        const current = model();
+        const found = current === undefined ? undefined : value(current);
+        if (found !== undefined) this.set(found);
       },
     });
 }

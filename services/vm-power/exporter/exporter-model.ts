@@ -4,15 +4,25 @@
 // interpolated). The estimator, when the exporter calls Estimate instead, is
 // vm-exporter.ts' other power source. The code that runs a model comes in from the caller (the CLI passes
 // the estimator's predictor), so this room does not reach into another service.
-import { stat, readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { componentsOf } from "../../domain/energy-sources.js";
 import type { RegistryServiceDefinition } from "../../generated/kepler/model/v1/registry_service.js";
 import { type MachineSpec, OutputType } from "../../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../../kit/transport/grpc-client.js";
-import { type ComponentModels, METADATA_FILE, readComponentModels, readZip, type ZipEntry } from "../../models/index.js";
+import {
+  type ArchiveTrustedKeys,
+  calibrationOf,
+  type ComponentModels,
+  METADATA_FILE,
+  readComponentModels,
+  readZip,
+  trainingOf,
+  verifyArchiveEntries,
+} from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { vmSpecMessage } from "../guest/vm-spec.js";
-import type { WasmMatrix } from "../../../wasm-core/src/index.js";
+import { conformalHalfWidth, type WasmMatrix } from "../../../wasm-core/src/index.js";
 import { blendWatts, type SizeBlend, sizeBlend } from "./size-interpolation.js";
 
 /** What the exporter needs of a model runner (the estimator's component predictor has this shape). */
@@ -33,8 +43,21 @@ export interface ExporterModel {
   featureGroup: string;
   features: readonly string[];
   predictor: ZonePredictor;
-  /** Changes when the model does (file mtime, or registry model name + publish time). */
+  /** The archive's version: the first 12 hex digits of its SHA-256 (the registry's rollback names the same). */
   version: string;
+  /** What /metrics says about the model besides its name (EP-003). */
+  facts: ExporterModelFacts;
+}
+
+/** The level of the interval whose width /metrics shows. */
+export const INTERVAL_LEVEL = 0.9;
+
+/** From metadata.json: the prediction interval's width per zone and the training's size and time. */
+export interface ExporterModelFacts {
+  /** Upper minus lower bound at INTERVAL_LEVEL (split conformal, docs/deviations.md R14), watts; zones without calibration left out. */
+  intervalWidthWatts: ReadonlyMap<string, number>;
+  trainingRows?: number;
+  trainedTimeSeconds?: number;
 }
 
 /** Gives the current model; `refresh` returns a new one only when it changed. */
@@ -44,25 +67,33 @@ export interface ModelProvider {
 }
 
 function modelOf(
-  entries: readonly ZipEntry[],
+  archive: Buffer,
   name: string,
   pipeline: string,
-  version: string,
   createPredictor: CreatePredictor,
+  trustedKeys: ArchiveTrustedKeys | undefined,
 ): ExporterModel {
+  const entries = readZip(archive, name);
+  if (trustedKeys !== undefined) verifyArchiveEntries(entries, trustedKeys, name);
   const metadata = JSON.parse(new TextDecoder().decode(entries.find((e) => e.name === METADATA_FILE)?.data)) as Record<
     string,
     unknown
   >;
   const features = Array.isArray(metadata.features) ? (metadata.features as string[]) : [];
   const models = readComponentModels(entries, componentsOf("rapl-sysfs"));
+  const residuals = calibrationOf(metadata) ?? new Map<string, Float64Array>();
+  const training = trainingOf(metadata);
   return {
     name: typeof metadata.model_name === "string" ? metadata.model_name : name,
     pipeline,
     featureGroup: String(metadata.feature_group ?? featureGroupFromName(features)),
     features,
     predictor: createPredictor(models),
-    version,
+    version: createHash("sha256").update(archive).digest("hex").slice(0, 12),
+    facts: {
+      intervalWidthWatts: new Map([...residuals].map(([zone, r]) => [zone, 2 * conformalHalfWidth(r, INTERVAL_LEVEL)])),
+      ...(training === undefined ? {} : { trainingRows: training.rowCount, trainedTimeSeconds: training.timeSeconds }),
+    },
   };
 }
 
@@ -71,13 +102,16 @@ function featureGroupFromName(features: readonly string[]): string {
   return features.some((f) => f.startsWith("guest_cpu_cycles")) ? "GuestOSPerf" : "GuestOSOnly";
 }
 
-/** A model zip on disk. */
-export function fileModelProvider(path: string, createPredictor: CreatePredictor): ModelProvider {
+/** A model zip on disk; with `trustedKeys`, refused unless signed by one of them (models/archive-signature.ts). */
+export function fileModelProvider(
+  path: string,
+  createPredictor: CreatePredictor,
+  trustedKeys?: ArchiveTrustedKeys,
+): ModelProvider {
   return {
     origin: "file",
     async load() {
-      const info = await stat(path);
-      return modelOf(readZip(await readFile(path), path), path, "file", `${info.mtimeMs}:${info.size}`, createPredictor);
+      return modelOf(await readFile(path), path, "file", createPredictor, trustedKeys);
     },
   };
 }
@@ -97,6 +131,7 @@ async function selectAndLoad(
   query: RegistryModelQuery,
   machineSpec: MachineSpec,
   createPredictor: CreatePredictor,
+  trustedKeys: ArchiveTrustedKeys | undefined,
 ): Promise<ExporterModel> {
   const selected = await registry.client.selectModel({
     featureNames: [...query.featureNames],
@@ -111,18 +146,9 @@ async function selectAndLoad(
   if (metadata === undefined || location === undefined) throw new Error("the registry selected no model");
   const chunks: Buffer[] = [];
   for await (const message of registry.client.getModelArchive({ location })) chunks.push(message.archiveChunk);
-  const model = modelOf(
-    readZip(Buffer.concat(chunks), metadata.modelName),
-    metadata.modelName,
-    location.pipelineName,
-    "",
-    createPredictor,
-  );
-  return {
-    ...model,
-    featureGroup: location.featureGroup,
-    version: `${location.pipelineName}/${location.featureGroup}/${metadata.modelName}@${metadata.publishedTimeSeconds}`,
-  };
+  const archiveName = `${location.pipelineName}/${location.energySource}/${location.featureGroup}/${metadata.modelName}.zip`;
+  const model = modelOf(Buffer.concat(chunks), archiveName, location.pipelineName, createPredictor, trustedKeys);
+  return { ...model, featureGroup: location.featureGroup };
 }
 
 /**
@@ -136,6 +162,7 @@ export function registryModelProvider(
   query: RegistryModelQuery,
   createPredictor: CreatePredictor,
   onExtrapolate: (blend: SizeBlend, vcpus: number) => void = () => {},
+  trustedKeys?: ArchiveTrustedKeys,
 ): ModelProvider {
   return {
     origin: "registry",
@@ -146,12 +173,12 @@ export function registryModelProvider(
       );
       const sizes = vmTypes.map((t) => Number(t.spec?.cores));
       const vcpus = Number(query.spec.cores);
-      if (sizes.length === 0 || sizes.includes(vcpus)) return selectAndLoad(registry, query, own, createPredictor);
+      if (sizes.length === 0 || sizes.includes(vcpus)) return selectAndLoad(registry, query, own, createPredictor, trustedKeys);
       const blend = sizeBlend(sizes, vcpus);
       if (blend.extrapolating) onExtrapolate(blend, vcpus);
       const specOf = (cores: number): MachineSpec => ({ ...vmTypes.find((t) => Number(t.spec?.cores) === cores)!.spec!, cores });
-      const lower = await selectAndLoad(registry, query, specOf(blend.lower), createPredictor);
-      const upper = await selectAndLoad(registry, query, specOf(blend.upper), createPredictor);
+      const lower = await selectAndLoad(registry, query, specOf(blend.lower), createPredictor, trustedKeys);
+      const upper = await selectAndLoad(registry, query, specOf(blend.upper), createPredictor, trustedKeys);
       return blendedModel(lower, upper, blend);
     },
   };
@@ -179,5 +206,7 @@ function blendedModel(lower: ExporterModel, upper: ExporterModel, blend: SizeBle
     features: lower.features,
     predictor,
     version: `${lower.version}|${upper.version}|w=${blend.upperWeight}`,
+    // The blend's interval and training are its two models'; the nearer size's are shown.
+    facts: blend.upperWeight >= 0.5 ? upper.facts : lower.facts,
   };
 }

@@ -58,6 +58,10 @@ export interface VmExporterStatus {
   ticksError: number;
   lastTickSeconds: number;
   modelLoads: number;
+  /** Seconds the last prediction took (the model here, or the Estimate call). */
+  inferenceSeconds: number;
+  /** Guest counter reads that failed and features the VM could not give (EP-003's feature collection errors). */
+  featureErrors: number;
 }
 
 /** What one tick did. */
@@ -88,6 +92,8 @@ export class VmExporter {
   private readonly ticks = { ok: 0, error: 0 };
   private lastTickSeconds = 0;
   private modelLoads = 0;
+  private inferenceSeconds = 0;
+  private featureErrors = 0;
   private source: PowerSourceName = "model";
   /** Seconds the joules are integrated to (the last tick's reading). */
   private integratedTo: number | undefined;
@@ -117,6 +123,8 @@ export class VmExporter {
       ticksError: this.ticks.error,
       lastTickSeconds: this.lastTickSeconds,
       modelLoads: this.modelLoads,
+      inferenceSeconds: this.inferenceSeconds,
+      featureErrors: this.featureErrors,
     };
   }
 
@@ -142,7 +150,11 @@ export class VmExporter {
     try {
       const host = await this.readHostPower();
       // With the host's watts, the guest's counters are only kept current for a fall back to the model.
-      const current = host === undefined ? await this.deps.read() : await this.deps.read().catch(() => undefined);
+      const read = this.deps.read().catch((error: unknown) => {
+        this.featureErrors++;
+        throw error;
+      });
+      const current = host === undefined ? await read : await read.catch(() => undefined);
       const previous = this.previous;
       if (current !== undefined) this.previous = current;
       const now = current?.timestampSeconds ?? Date.now() / 1000;
@@ -190,7 +202,9 @@ export class VmExporter {
     const power = this.deps.power;
     if (power.kind === "estimator") {
       const values = power.featureNames.map((name) => columns.get(name)?.[1] ?? Number.NaN);
+      const started = performance.now();
       const answer = await power.client.estimate(power.featureNames, values);
+      this.inferenceSeconds = (performance.now() - started) / 1000;
       this.remoteModelName = answer.modelName;
       return Float64Array.from(ZONES, (_, i) => answer.watts[i] ?? 0);
     }
@@ -205,10 +219,18 @@ export class VmExporter {
       hostContext !== undefined && needsHostContext(names, HOST_CONTEXT_FEATURES)
         ? hostContextRow(guestBusyVcpus(columns, vcpus)[1]!, await hostContext.read())
         : undefined;
-    const row = featureRow(names, current, previous, host);
+    let row: Float64Array;
+    try {
+      row = featureRow(names, current, previous, host);
+    } catch (error) {
+      this.featureErrors++;
+      throw error;
+    }
     const x = matrixToWasm(createMatrix(1, names.length, row));
+    const started = performance.now();
     try {
       const powers = model.predictor.predict(x, names, new Map());
+      this.inferenceSeconds = (performance.now() - started) / 1000;
       return Float64Array.from(ZONES, (zone) => powers.get(zone)?.[0] ?? 0);
     } finally {
       x.buffer.free();
