@@ -24,7 +24,7 @@ import {
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
 import { formatTextTable } from "../text-table.js";
-import { choiceFlag, type Flags, integerFlag, listFlag, numberFlag, textFlag, timeFlag } from "../flag-readers.js";
+import { booleanFlag, choiceFlag, type Flags, integerFlag, listFlag, numberFlag, textFlag, timeFlag } from "../flag-readers.js";
 
 async function queryPrometheus(flags: Flags, queries: Record<string, string>): Promise<VmQueryResults> {
   const url = textFlag(flags, "prometheus-url");
@@ -103,6 +103,12 @@ export const vmTrainCommand: Command = {
     { name: "pipeline", valueName: "name", description: `Pipeline to publish into (default ${DEFAULT_VM_PIPELINE}).` },
     { name: "seed", valueName: "N", description: "Seed of the train/test split (default 0)." },
     {
+      name: "lagged-features",
+      boolean: true,
+      description:
+        "Also train each trainer with every guest feature's previous step (<feature>_lag1) and publish whichever has the lower error on the trainer's test split.",
+    },
+    {
       name: "registry-address",
       valueName: "host:port",
       description: `Registry that indexes the VM sizes and stores the models (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
@@ -140,7 +146,16 @@ export const vmTrainCommand: Command = {
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
     try {
       const trained = await trainVmModels(
-        { results, mapping, featureGroups, outputTypes, trainerNames, pipelineName, seed },
+        {
+          results,
+          mapping,
+          featureGroups,
+          outputTypes,
+          trainerNames,
+          pipelineName,
+          seed,
+          laggedFeatures: booleanFlag(flags, "lagged-features"),
+        },
         {
           async nodeTypeOf(machine, spec) {
             const response = await registry.client.indexMachine({
@@ -162,7 +177,7 @@ export const vmTrainCommand: Command = {
               group,
               result.outputType,
               `${nodeType.nodeType} (${nodeType.spec.cores} vCPU, ${nodeType.spec.memory} GiB: ${nodeType.vms.map((v) => v.name).join(" ")})`,
-              result.trainerName,
+              result.lagged ? `${result.trainerName} (+lag1)` : result.trainerName,
               result.outcome === "succeeded"
                 ? result.components.map((c) => `${c.component} ${c.maeWatts.toFixed(2)}`).join(", ")
                 : `failed: ${result.failureReason ?? ""}`,

@@ -7,6 +7,7 @@ import type { DataTable } from "../../domain/data-table.js";
 import type { ModelArchive, OutputTypeName } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { isolateVmIdle, type VmIdleWatts } from "./vm-idle-isolation.js";
+import { addLaggedColumns, laggedFeatures } from "./vm-feature-transforms.js";
 import { buildVmTrainingTable, type VmMapping, type VmQueryResults, type VmTable } from "./vm-training-table.js";
 
 /** Trainers that extrapolate to workload mixes never seen in training (trees, neighbours and polynomials do not). */
@@ -22,6 +23,12 @@ export interface TrainVmModelsRequest {
   trainerNames: readonly string[];
   pipelineName: string;
   seed?: number;
+  /**
+   * Opt-in temporal transform: also train each trainer with `<feature>_lag1` columns
+   * (vm-feature-transforms.ts) and publish whichever of the two has the lower error on the trainer's own
+   * test split (rows the fit never saw).
+   */
+  laggedFeatures?: boolean;
 }
 
 /** One training call: a node type's table, every trainer (the trainer's TrainModelsRequest has these fields). */
@@ -35,6 +42,15 @@ export interface VmTrainCall {
   seed: number;
   pipelineName: string;
   machineSpec: { processor: string; cores: number; chips: number; memory: number; frequency: number };
+  /** The model's features when not the group's (the lagged transform adds columns). */
+  featureNames?: readonly string[];
+}
+
+/** What this room reads of a trainer's result to choose between plain and lagged. */
+interface ComparableResult {
+  trainerName: string;
+  mapePercent: number;
+  archive?: ModelArchive;
 }
 
 export interface TrainVmModelsDeps<R> {
@@ -46,13 +62,14 @@ export interface TrainVmModelsDeps<R> {
 
 export interface TrainVmModelsResult<R> {
   tables: Map<FeatureGroupName, VmTable>;
-  results: Array<R & { featureGroup: FeatureGroupName; outputType: OutputTypeName }>;
+  /** `lagged`: the published model is the one with `<feature>_lag1` columns. */
+  results: Array<R & { featureGroup: FeatureGroupName; outputType: OutputTypeName; lagged: boolean }>;
   /** The idle watts per zone taken off each VM for DynPower (empty without DynPower). */
   idle: VmIdleWatts;
 }
 
 /** Builds the table of each group and trains every trainer on every node type (see the file comment). */
-export async function trainVmModels<R extends object>(
+export async function trainVmModels<R extends ComparableResult>(
   request: TrainVmModelsRequest,
   deps: TrainVmModelsDeps<R>,
 ): Promise<TrainVmModelsResult<R>> {
@@ -76,27 +93,43 @@ export async function trainVmModels<R extends object>(
           table = isolated.table;
           for (const [vm, watts] of isolated.idle) idle.set(vm, watts);
         }
-        const trained = await deps.trainModels(
-          {
-            table,
-            energySource: "rapl-sysfs",
-            featureGroup,
-            outputType,
-            trainerNames: request.trainerNames,
-            nodeType: group.nodeType,
-            seed: request.seed ?? 0,
-            pipelineName: request.pipelineName,
-            machineSpec: {
-              processor: String(spec.processor),
-              cores: Number(spec.cores),
-              chips: Number(spec.chips),
-              memory: Number(spec.memory),
-              frequency: Number(spec.frequency),
-            },
+        const call: VmTrainCall = {
+          table,
+          energySource: "rapl-sysfs",
+          featureGroup,
+          outputType,
+          trainerNames: request.trainerNames,
+          nodeType: group.nodeType,
+          seed: request.seed ?? 0,
+          pipelineName: request.pipelineName,
+          machineSpec: {
+            processor: String(spec.processor),
+            cores: Number(spec.cores),
+            chips: Number(spec.chips),
+            memory: Number(spec.memory),
+            frequency: Number(spec.frequency),
           },
-          { publishModel: deps.publishModel },
+        };
+        if (request.laggedFeatures !== true) {
+          const trained = await deps.trainModels(call, { publishModel: deps.publishModel });
+          for (const result of trained.results) results.push({ ...result, featureGroup, outputType, lagged: false });
+          continue;
+        }
+        const plain = await deps.trainModels(call, { publishModel: async () => {} });
+        const lagged = await deps.trainModels(
+          {
+            ...call,
+            table: addLaggedColumns({ ...group, table }, vmTable.features).table,
+            featureNames: [...vmTable.features, ...laggedFeatures(vmTable.features)],
+          },
+          { publishModel: async () => {} },
         );
-        for (const result of trained.results) results.push({ ...result, featureGroup, outputType });
+        for (const result of plain.results) {
+          const other = lagged.results.find((r) => r.trainerName === result.trainerName);
+          const chosen = other !== undefined && other.mapePercent < result.mapePercent ? other : result;
+          if (chosen.archive !== undefined) await deps.publishModel(chosen.archive);
+          results.push({ ...chosen, featureGroup, outputType, lagged: chosen === other });
+        }
       }
     }
   }
