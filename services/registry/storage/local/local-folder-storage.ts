@@ -19,6 +19,7 @@ import type {
   WrittenModel,
 } from "../model-storage.js";
 import { recoverGroup, writeModelFiles } from "./atomic-publish.js";
+import { removeLeftoverFiles } from "./leftover-files.js";
 import { entriesOf, listDirectories, readOrUndefined, statOrUndefined, writeFileAtomically } from "./folder-files.js";
 
 type Group = Omit<ModelLocation, "modelName">;
@@ -39,6 +40,12 @@ export class LocalFolderStorage implements ModelStorage {
       );
     }
     const storage = new LocalFolderStorage(root);
+    for (const pipelineName of await listDirectories(root)) {
+      for (const folder of ["", "report", "profile"]) {
+        for (const path of await removeLeftoverFiles(join(root, pipelineName, folder)))
+          logger.warn({ path }, "removed a temporary file an interrupted write left");
+      }
+    }
     for (const { groupPath } of await storage.groups()) {
       // recoverGroup reports instead of throwing: a damaged journal must never stop the server.
       for (const action of await recoverGroup(groupPath)) logger.warn({ groupPath, action }, "recovered an interrupted publish");
