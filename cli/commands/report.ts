@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
-import { REPORT_FOLDER } from "../../services/models/index.js";
+import { REPORT_FOLDER, reportPredictionsFile } from "../../services/models/index.js";
 import { listModelFolders } from "../../services/models/list-model-folders.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
@@ -16,6 +16,7 @@ import { progressPrinter } from "../progress.js";
 import { collectReport } from "../report/collect-report.js";
 import { type RenderedChart, renderSourceCharts } from "../report/report-charts.js";
 import { renderReportHtml } from "../report/report-html.js";
+import { predictionsCsv } from "../report/predictions-csv.js";
 import { readPipelineMetadata, readRecording } from "./evaluate.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -108,9 +109,12 @@ export const reportCommand: Command = {
         await writeFile(join(out, `${chart.name}.svg`), chart.svg);
         await writeFile(join(out, `${chart.name}.png`), chart.png);
       }
+      for (const source of data.sources)
+        for (const rows of source.predictions)
+          await writeFile(join(out, reportPredictionsFile(rows.model)), predictionsCsv(rows));
       await writeFile(join(out, REPORT_HTML), renderReportHtml(data, charts));
       stdout.write(
-        `wrote ${join(out, REPORT_HTML)} and ${charts.length} charts (SVG and PNG): ${models.length - data.skipped.length} models on ${data.sources.length} source(s)\n`,
+        `wrote ${join(out, REPORT_HTML)}, ${charts.length} charts (SVG and PNG) and each model's per-row predictions (CSV): ${models.length - data.skipped.length} models on ${data.sources.length} source(s)\n`,
       );
       for (const skipped of data.skipped) stdout.write(`skipped ${skipped.where}/${skipped.modelName}: ${skipped.reason}\n`);
       for (const source of data.sources) {

@@ -166,10 +166,10 @@ export const serveCommand: Command = {
           ...mesh.servers.map((server) => `  ${server.name.padEnd(10)} ${server.address}`),
           ...mesh.servers
             .filter((server) => server.name === "registry")
-            .map(
-              (server) =>
-                `  ${"registry".padEnd(10)} ${httpScheme}://${server.address}/model (Kepler's model server API: POST /model, GET /best-models)`,
-            ),
+            .flatMap((server) => [
+              `  ${"registry".padEnd(10)} ${httpScheme}://${server.address}/model (Kepler's model server API: POST /model, GET /best-models)`,
+              `  ${"models".padEnd(10)} ${httpScheme}://${server.address}/ui (model browser: pipelines, models, accuracy reports)`,
+            ]),
           ...(metrics === undefined
             ? []
             : [`  ${"metrics".padEnd(10)} http://${metricsHost}:${metrics.port}/metrics (Prometheus)`]),

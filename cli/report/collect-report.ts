@@ -64,10 +64,21 @@ export interface TrainerSeries {
   readonly intervals: ReadonlyMap<string, ComponentIntervals>;
 }
 
+/** What one model predicted on its scored rows (the per-row predictions CSV). */
+export interface ModelPredictions {
+  readonly model: ReportModel;
+  readonly timestamps: Float64Array;
+  readonly predictions: readonly ComponentPredictions[];
+}
+
 export interface SourceReport {
   readonly energySource: EnergySource;
   /** Ordered by MAE. */
   readonly models: readonly ReportModel[];
+  /** Every model's per-row predictions, in `models` order. */
+  readonly predictions: readonly ModelPredictions[];
+  /** Components measured at 0 W on every scored row (core, uncore on many machines): the charts leave them out. */
+  readonly emptyComponents: readonly string[];
   /** One per trainer, the trainers in MAE order. */
   readonly series: readonly TrainerSeries[];
   /** Idle power per component: the stored profile's (min + max) / 2 x units, else the recording's minimum. */
@@ -114,6 +125,11 @@ function intervalsOf(
     intervals.set(component, { lowerWatts, upperWatts, halfWidthWatts, coveredRows, calibrationRows: sorted.length });
   }
   return intervals;
+}
+function isAllZero(values: Float64Array): boolean {
+  if (values.length === 0) return false;
+  const { min, max } = vectorStats(values);
+  return min === 0 && max === 0;
 }
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -223,7 +239,18 @@ export async function collectReport(
         ? { component, watts: vectorStats(measured).min, from: "recording minimum" as const }
         : { component, watts: ((stored.min_watt + stored.max_watt) / 2) * stored["#unit"], from: "profile" as const };
     });
-    sources.push({ energySource, models: ranked.map((e) => e.model), series, idle });
+    const measuredOnce = new Map<string, Float64Array>();
+    for (const e of ranked)
+      for (const p of e.predictions) if (!measuredOnce.has(p.component)) measuredOnce.set(p.component, p.measured);
+    const emptyComponents = [...measuredOnce].filter(([, measured]) => isAllZero(measured)).map(([component]) => component);
+    sources.push({
+      energySource,
+      models: ranked.map((e) => e.model),
+      predictions: ranked.map((e) => ({ model: e.model, timestamps: e.table.timestamps, predictions: e.predictions })),
+      emptyComponents,
+      series,
+      idle,
+    });
   }
 
   const timestamps = evaluated.flatMap((e) => (e.table.rowCount > 0 ? [e.table.timestamps[0]!, e.table.timestamps.at(-1)!] : []));

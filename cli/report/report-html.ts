@@ -2,28 +2,32 @@
 // the data summary, every model's MAE/MAPE per component on the scored rows with the chosen model marked,
 // and the chosen model's prediction intervals.
 import type { ReportData, ReportModel, SourceReport } from "./collect-report.js";
+import { significant } from "../../services/domain/significant-digits.js";
 import type { RenderedChart } from "./report-charts.js";
 
 const escape = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
-/** Watts as the report and `evaluate` print them. */
-export const formatWatts = (value: number) => value.toFixed(4);
-const formatPercent = (value: number) => (value < 0 ? "-" : value.toFixed(4));
+/** Watts and percents as the report shows them: 3 significant digits (the exact values are in `evaluate --json`). */
+const formatWatts = (value: number) => significant(value);
+const formatPercent = (value: number) => (value < 0 ? "-" : significant(value));
 const utc = (seconds: number) => new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19);
 
-function modelRows(models: readonly ReportModel[]): string {
+// Components measured at 0 W throughout (`hidden`) have no error worth a row.
+function modelRows(models: readonly ReportModel[], hidden: readonly string[]): string {
   return models
     .flatMap((model) =>
-      model.components.map(
-        (
-          c,
-          i,
-        ) => `<tr class="model${model.chosen ? " chosen" : ""}" data-model="${escape(model.modelName)}" data-group="${escape(model.featureGroup)}">
+      model.components
+        .filter((c) => !hidden.includes(c.component))
+        .map(
+          (
+            c,
+            i,
+          ) => `<tr class="model${model.chosen ? " chosen" : ""}" data-model="${escape(model.modelName)}" data-group="${escape(model.featureGroup)}">
 <td>${i === 0 ? escape(model.featureGroup) : ""}</td><td>${i === 0 ? `${escape(model.modelName)}${model.chosen ? " &#9733;" : ""}` : ""}</td>
-<td>${escape(c.component)}</td><td class="num">${model.rowCount} ${model.scoredRows}</td><td class="num mae">${formatWatts(c.maeWatts)}</td>
+<td>${escape(c.component)}</td><td class="num">${model.rowCount} ${model.scoredRows}</td><td class="num mae" data-watts="${c.maeWatts}">${formatWatts(c.maeWatts)}</td>
 <td class="num">${formatPercent(c.mapePercent)}</td><td class="num">${formatWatts(c.maxErrorWatts)}</td></tr>`,
-      ),
+        ),
     )
     .join("\n");
 }
@@ -39,10 +43,12 @@ function intervalTable(source: SourceReport, level: number): string {
   const chosen = source.series[0];
   if (chosen === undefined || chosen.intervals.size === 0)
     return `<p>No prediction intervals: the chosen model stores no calibration residuals.</p>`;
-  const rows = [...chosen.intervals].map(
-    ([component, i]) =>
-      `<tr><td>${escape(component)}</td><td class="num">${formatWatts(i.halfWidthWatts)}</td><td class="num">${i.calibrationRows}</td><td class="num">${i.coveredRows} of ${i.lowerWatts.length}</td></tr>`,
-  );
+  const rows = [...chosen.intervals]
+    .filter(([component]) => !source.emptyComponents.includes(component))
+    .map(
+      ([component, i]) =>
+        `<tr><td>${escape(component)}</td><td class="num">${formatWatts(i.halfWidthWatts)}</td><td class="num">${i.calibrationRows}</td><td class="num">${i.coveredRows} of ${i.lowerWatts.length}</td></tr>`,
+    );
   const note =
     chosen.model.scoredRows === "other-recording"
       ? "rows the calibration never saw"
@@ -94,10 +100,12 @@ export function renderReportHtml(data: ReportData, charts: readonly RenderedChar
       return `<section class="source" id="source-${escape(source.energySource)}">
 <h2>${escape(source.energySource)}</h2>
 <p>Chosen model (lowest ${escape(chosen?.scoredRows ?? "")} MAE${chosen?.scoredRows === "held-out" ? ", the error the registry's selection compares" : ""}): <b>${escape(chosen?.featureGroup ?? "")}/${escape(chosen?.modelName ?? "")}</b>, MAE ${formatWatts(chosen?.maeWatts ?? Number.NaN)} W.</p>
+<p>Numbers to 3 significant digits; <code>kepler-model evaluate --json</code> prints them exactly.</p>
 <table class="models"><thead><tr><th>feature group</th><th>model</th><th>component</th><th>rows</th><th>MAE (W)</th><th>MAPE (%)</th><th>max error (W)</th></tr></thead>
 <tbody>
-${modelRows(source.models)}
+${modelRows(source.models, source.emptyComponents)}
 </tbody></table>
+${source.emptyComponents.length === 0 ? "" : `<p class="empty-components">Left out of the table and the charts, measured at 0 W on every scored row: ${escape(source.emptyComponents.join(", "))}.</p>`}
 ${intervalTable(source, data.intervalLevel)}
 ${own.map((chart) => `<figure class="chart" id="chart-${escape(chart.name)}"><figcaption>${escape(chart.title)}</figcaption>\n${chart.svg}\n</figure>`).join("\n")}
 </section>`;

@@ -1,5 +1,5 @@
 // What every model-browser page shares: escaping, the page frame (no script: the pages are plain HTML
-// with inline styles, images and links), numbers to three significant digits, and lenient JSON reading.
+// with inline styles, images and links) and lenient JSON reading.
 import { versionLine } from "../../domain/build-info.js";
 
 export interface BrowserPage {
@@ -10,16 +10,7 @@ export interface BrowserPage {
 export const escape = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
-/**
- * A number to three significant digits, whole numbers from 100 up (12.3273 -> "12.3", 0.012345 -> "0.0123",
- * 1234.5 -> "1235"); "-" when it is not a finite number.
- */
-export function significant(value: unknown): string {
-  if (typeof value !== "number" || !Number.isFinite(value)) return "-";
-  if (value === 0) return "0";
-  if (Math.abs(value) >= 100) return value.toFixed(0);
-  return String(Number(value.toPrecision(3)));
-}
+export { significant } from "../../domain/significant-digits.js";
 
 export const pipelineHref = (name: string) => `/ui/pipeline/${encodeURIComponent(name)}`;
 
