@@ -41,7 +41,8 @@ async function predictionsLink(store: ModelCatalogue, model: StoredModel): Promi
   const l = model.location;
   const file = reportPredictionsFile(l);
   const stored =
-    l.outputType === "AbsPower" && (await store.listPipelineFiles(l.pipelineName, REPORT_FOLDER).catch((): string[] => [])).includes(file);
+    l.outputType === "AbsPower" &&
+    (await store.listPipelineFiles(l.pipelineName, REPORT_FOLDER).catch((): string[] => [])).includes(file);
   if (stored)
     return `<p><a class="predictions" download="${escape(file)}" href="${pipelineHref(l.pipelineName)}/${REPORT_FOLDER}/${encodeURIComponent(file)}">Per-row predictions (CSV)</a>: each held-out row's time with the measured and predicted watts per component, as scored by the pipeline's accuracy report.</p>`;
   return `<div class="empty" id="no-predictions"><p>No per-row predictions stored for this model. ${
