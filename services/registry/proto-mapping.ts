@@ -6,11 +6,14 @@ import {
   NodeTypeMatchKind,
   type ModelSelection as ProtoSelection,
   type ModelLocation as ProtoLocation,
+  type PipelineInfo,
 } from "../generated/kepler/model/v1/model.js";
+import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import { type MachineSpec, OutputType } from "../generated/kepler/model/v1/types.js";
 import { calibrationOf, heldOutOf, type ModelLocation, type OutputTypeName } from "../models/index.js";
 import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
+import type { PipelineSummary } from "./domain/pipeline-state.js";
 import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
@@ -143,3 +146,20 @@ export function metadataToProto(model: StoredModel, store: ModelCatalogue): Mode
     hasCalibration: calibrationOf(m) !== undefined,
   };
 }
+
+export function pipelineToProto(pipeline: PipelineSummary): PipelineInfo {
+  return {
+    pipelineName: pipeline.name,
+    metadataJson: pipeline.metadataText ?? "",
+    energySources: pipeline.energySources,
+    modelCount: pipeline.modelCount,
+    nodeTypeCount: pipeline.index.size,
+  };
+}
+
+/** Catalogue event kinds as WatchModels sends them. */
+export const EVENT_KINDS = {
+  published: ModelEventKind.MODEL_EVENT_KIND_PUBLISHED,
+  imported: ModelEventKind.MODEL_EVENT_KIND_IMPORTED,
+  removed: ModelEventKind.MODEL_EVENT_KIND_REMOVED,
+} as const;

@@ -1,7 +1,7 @@
 // Thin gRPC glue for RegistryService: decode and validate, call one domain function, encode.
 import { ERROR_TABLE, errorKindOf } from "../kit/calls/error-table.js";
 import { createHash } from "node:crypto";
-import { ServerError, Status } from "nice-grpc";
+import { Status } from "nice-grpc";
 import { normalizeRequestedSource } from "../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../domain/errors.js";
 import {
@@ -10,7 +10,6 @@ import {
   type PublishModelRequest,
   type RegistryServiceImplementation,
 } from "../generated/kepler/model/v1/registry_service.js";
-import type { PipelineInfo } from "../generated/kepler/model/v1/model.js";
 import { exportPipeline } from "./domain/export-pipeline.js";
 import { importPipeline } from "./domain/import-pipeline.js";
 import { parseModelFilter, passesModelFilter } from "./domain/model-filter.js";
@@ -19,6 +18,7 @@ import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { PipelineSummary } from "./domain/pipeline-state.js";
 import { rollbackModel } from "./domain/rollback-model.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
+import { archiveMessages, checkAnnouncedSize, readHeaderAndChunks } from "./archive-stream.js";
 import { observeExport, observeSelection, observeSelectionFailure } from "./metrics.js";
 import {
   locationFromProto,
@@ -29,89 +29,21 @@ import {
   nodeTypeMatchToProto,
   outputTypeFromProto,
   outputTypeToProto,
+  EVENT_KINDS,
+  pipelineToProto,
   selectionToProto,
 } from "./proto-mapping.js";
 
-/** Largest bytes field sent per streamed message. */
-const CHUNK_BYTES = 1024 * 1024;
 const DEFAULT_PAGE_SIZE = 500;
-/** Pipeline-level files PutPipelineMetadata writes beside metadata.json (reference §6.1). */
 /** Where a pipeline keeps its idle profiles (reference `profile/<source>.json`). */
 const PROFILE_FOLDER = "profile";
 const PIPELINE_FILE_PATH = /^(train_arguments\.json|preprocessed_data\/[A-Za-z0-9_.-]+\.csv|profile\/[A-Za-z0-9_-]+\.json)$/;
-
-function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
-  if (bytes.byteLength === 0) yield bytes;
-  for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) yield bytes.subarray(offset, offset + CHUNK_BYTES);
-}
 
 /** Bounds the glue enforces before handing work to the domain. */
 export interface RegistryServiceLimits {
   /** Largest streamed archive, in bytes (config registry-max-upload-bytes). */
   maxUploadBytes: number;
 }
-
-// Reads a header-then-chunks stream: the header (checked by `checkHeader` before any chunk is read),
-// and the chunks concatenated. Stops reading as soon as the bytes pass `maxBytes`.
-async function readHeaderAndChunks<H>(
-  requests: AsyncIterable<{ content?: { $case: "header"; value: H } | { $case: "archiveChunk"; value: Buffer } | undefined }>,
-  maxBytes: number,
-  checkHeader: (header: H) => void = () => {},
-): Promise<{ header: H; bytes: Buffer }> {
-  let header: H | undefined;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let index = 0;
-  for await (const request of requests) {
-    const content = request.content;
-    if (index === 0) {
-      if (content?.$case !== "header")
-        throw new InvalidInputError("requests[0].header", "the first message must carry the header");
-      header = content.value;
-      checkHeader(header);
-    } else if (content?.$case !== "archiveChunk") {
-      throw new InvalidInputError(
-        `requests[${index}]`,
-        "only the first message carries the header; the others carry archive chunks",
-      );
-    } else {
-      total += content.value.byteLength;
-      if (total > maxBytes) throw uploadTooLarge(maxBytes);
-      chunks.push(content.value);
-    }
-    index++;
-  }
-  if (header === undefined) throw new InvalidInputError("requests", "empty stream: the first message must carry the header");
-  return { header, bytes: Buffer.concat(chunks) };
-}
-
-function uploadTooLarge(maxBytes: number): ServerError {
-  return new ServerError(
-    Status.RESOURCE_EXHAUSTED,
-    `archive_chunk: the archive exceeds the registry's upload bound of ${maxBytes} bytes (registry-max-upload-bytes)`,
-  );
-}
-
-// An announced size over the bound is refused before any chunk is read.
-function checkAnnouncedSize(announcedBytes: number, maxBytes: number): void {
-  if (announcedBytes > maxBytes) throw uploadTooLarge(maxBytes);
-}
-
-function pipelineToProto(pipeline: PipelineSummary): PipelineInfo {
-  return {
-    pipelineName: pipeline.name,
-    metadataJson: pipeline.metadataText ?? "",
-    energySources: pipeline.energySources,
-    modelCount: pipeline.modelCount,
-    nodeTypeCount: pipeline.index.size,
-  };
-}
-
-const EVENT_KINDS = {
-  published: ModelEventKind.MODEL_EVENT_KIND_PUBLISHED,
-  imported: ModelEventKind.MODEL_EVENT_KIND_IMPORTED,
-  removed: ModelEventKind.MODEL_EVENT_KIND_REMOVED,
-} as const;
 
 // A selection that finds nothing is counted by reason (the status its error maps to).
 function countingFailures<T>(select: () => T): T {
@@ -229,13 +161,7 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
     async *getModelArchive(request) {
       const model = store.get(locationFromProto(request.location, "location"));
       const bytes = await store.readArchive(model);
-      let first = true;
-      for (const chunk of chunksOf(bytes)) {
-        yield first
-          ? { metadata: metadataToProto(model, store), archiveSizeBytes: bytes.byteLength, archiveChunk: Buffer.from(chunk) }
-          : { archiveChunk: Buffer.from(chunk) };
-        first = false;
-      }
+      yield* archiveMessages(bytes, { metadata: metadataToProto(model, store), archiveSizeBytes: bytes.byteLength });
     },
 
     async getModelWeights(request) {
@@ -330,13 +256,7 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
     async *exportPipeline(request) {
       const bytes = await exportPipeline(store, request.pipelineName);
       observeExport();
-      let first = true;
-      for (const chunk of chunksOf(bytes)) {
-        yield first
-          ? { archiveSizeBytes: bytes.byteLength, archiveChunk: Buffer.from(chunk) }
-          : { archiveChunk: Buffer.from(chunk) };
-        first = false;
-      }
+      yield* archiveMessages(bytes, { archiveSizeBytes: bytes.byteLength });
     },
 
     async *watchModels(request, context) {
