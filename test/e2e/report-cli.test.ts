@@ -38,6 +38,12 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
+/** 3 significant digits, written out for the expected values: 12.3273 -> "12.3", 0.0123456 -> "0.0123". */
+function threeDigits(value: number): string {
+  const digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value))));
+  return String(Number(value.toFixed(digits)));
+}
+
 interface Evaluated {
   energySource: string;
   featureGroup: string;
@@ -51,7 +57,7 @@ describe("kepler-model report", () => {
     const report = await run(["report", "--pipeline", "reported", "--input", COREMARK, "--out", out, "--model-path", modelPath]);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout.split("\n")[0]).toBe(
-      `wrote ${join(out, "report.html")} and 10 charts (SVG and PNG): 8 models on 2 source(s)`,
+      `wrote ${join(out, "report.html")}, 10 charts (SVG and PNG) and each model's per-row predictions (CSV): 8 models on 2 source(s)`,
     );
     // Progress on stderr, one line per model when not on a terminal.
     expect(report.stderr.split("\n").filter((line) => line.startsWith("evaluate "))).toHaveLength(8);
@@ -61,12 +67,35 @@ describe("kepler-model report", () => {
     expect(evaluated.code).toBe(0);
     const models = (JSON.parse(evaluated.stdout) as { models: Evaluated[] }).models;
     expect(models).toHaveLength(8);
-    // Each model's rows in the HTML: the MAE per component as evaluate computed it, to 4 decimals.
+    // Each model's per-row predictions CSV: its rows give back evaluate's MAE per component. Components measured
+    // at 0 W on every row are left out of the HTML; the others show evaluate's MAE (exact in data-watts, 3
+    // significant digits as text).
+    const empty = new Map<string, Set<string>>();
+    for (const model of models) {
+      const csv = await readFile(
+        join(out, `predictions-${model.energySource}-${model.featureGroup}-${model.modelName}.csv`),
+        "utf8",
+      );
+      const [header, ...lines] = csv.trimEnd().split("\n");
+      const columns = header!.split(",");
+      const rows = lines.map((line) => line.split(",").map(Number));
+      expect(columns.slice(0, 2)).toEqual(["time_utc", "timestamp"]);
+      expect(rows.length, model.modelName).toBeGreaterThan(10);
+      for (const c of model.components) {
+        const measured = rows.map((row) => row[columns.indexOf(`${c.component}_measured_watts`)]!);
+        const predicted = rows.map((row) => row[columns.indexOf(`${c.component}_predicted_watts`)]!);
+        const mae = measured.reduce((sum, m, i) => sum + Math.abs(predicted[i]! - m), 0) / rows.length;
+        expect(mae, `${model.modelName} ${c.component}`).toBeCloseTo(c.maeWatts, 9);
+        if (measured.every((m) => m === 0))
+          (empty.get(model.energySource) ?? empty.set(model.energySource, new Set()).get(model.energySource)!).add(c.component);
+      }
+    }
+    expect([...(empty.get("rapl-sysfs") ?? [])].sort()).toEqual(["core", "uncore"]);
     for (const model of models) {
       const rows = [
         ...html.matchAll(
           new RegExp(
-            `<tr class="model[^"]*" data-model="${model.modelName}" data-group="${model.featureGroup}">[\\s\\S]*?<td class="num mae">([0-9.]+)</td>`,
+            `<tr class="model[^"]*" data-model="${model.modelName}" data-group="${model.featureGroup}">[\\s\\S]*?<td class="num mae" data-watts="([^"]+)">([0-9.]+)</td>`,
             "g",
           ),
         ),
@@ -74,11 +103,13 @@ describe("kepler-model report", () => {
         (match) =>
           html.lastIndexOf(`id="source-`, match.index) === html.lastIndexOf(`id="source-${model.energySource}"`, match.index),
       );
+      const shown = model.components.filter((c) => !empty.get(model.energySource)?.has(c.component));
       expect(
-        rows.map((match) => match[1]),
+        rows.map((match) => [Number(match[1]), match[2]]),
         `${model.energySource}/${model.featureGroup}/${model.modelName}`,
-      ).toEqual(model.components.map((c) => c.maeWatts.toFixed(4)));
+      ).toEqual(shown.map((c) => [c.maeWatts, threeDigits(c.maeWatts)]));
     }
+    expect(html).toContain("Left out of the table and the charts, measured at 0 W on every scored row: core, uncore.");
     // The chosen model per source is evaluate's first (lowest held-out MAE), marked with a star, and the one the
     // registry selects for a request covering every feature group (lowest stored held-out MAE).
     const registry = await startRegistry(
@@ -109,7 +140,7 @@ describe("kepler-model report", () => {
     }
     for (const source of SOURCES) {
       const best = models.find((m) => m.energySource === source)!;
-      expect(html).toContain(`<b>${best.featureGroup}/${best.modelName}</b>, MAE ${best.maeWatts.toFixed(4)} W`);
+      expect(html).toContain(`<b>${best.featureGroup}/${best.modelName}</b>, MAE ${threeDigits(best.maeWatts)} W`);
       expect(html).toMatch(
         new RegExp(`<tr class="model chosen" data-model="${best.modelName}" data-group="${best.featureGroup}">`),
       );
@@ -121,7 +152,8 @@ describe("kepler-model report", () => {
     const charts = SOURCES.flatMap((s) =>
       ["power", "mae", "residual", "distribution", "intervals"].map((kind) => `${kind}-${s}`),
     );
-    expect(files).toEqual([...charts.flatMap((c) => [`${c}.png`, `${c}.svg`]), "report.html"].sort());
+    const predictionFiles = models.map((m) => `predictions-${m.energySource}-${m.featureGroup}-${m.modelName}.csv`);
+    expect(files).toEqual([...charts.flatMap((c) => [`${c}.png`, `${c}.svg`]), ...predictionFiles, "report.html"].sort());
     for (const chart of charts) {
       const svg = await readFile(join(out, `${chart}.svg`), "utf8");
       expect(svg.startsWith("<svg"), chart).toBe(true);
