@@ -14,6 +14,7 @@ import {
   DEFAULT_VM_MAPPING,
   DEFAULT_VM_PIPELINE,
   DEFAULT_VM_TRAINERS,
+  hostContextQueries,
   type PowerTarget,
   trainVmModels,
   vmQueries,
@@ -109,6 +110,12 @@ export const vmTrainCommand: Command = {
         "Also train each trainer with every guest feature's previous step (<feature>_lag1) and publish whichever has the lower error on the trainer's test split.",
     },
     {
+      name: "host-context-cpus",
+      valueName: "N",
+      description:
+        "Train with host context (guest_host_<zone>_watts from each VM's host Kepler: kepler_node_cpu_usage_ratio, kepler_node_cpu_active_watts by node_name); the hosts have N logical CPUs.",
+    },
+    {
       name: "registry-address",
       valueName: "host:port",
       description: `Registry that indexes the VM sizes and stores the models (env KEPLER_MODEL_REGISTRY_ADDRESS, default ${peerAddressKey("registry").default}).`,
@@ -137,8 +144,10 @@ export const vmTrainCommand: Command = {
     const pipelineName = textFlag(flags, "pipeline") ?? DEFAULT_VM_PIPELINE;
     const seed = integerFlag(flags, "seed", { min: 0 }) ?? 0;
     const input = textFlag(flags, "input");
+    const hostCpus = integerFlag(flags, "host-context-cpus", { min: 1 });
+    const queries = { ...vmQueries(target, mapping), ...(hostCpus === undefined ? {} : hostContextQueries(mapping)) };
     const results: VmQueryResults =
-      input === undefined ? await queryPrometheus(flags, vmQueries(target, mapping)) : JSON.parse(await readFile(input, "utf8"));
+      input === undefined ? await queryPrometheus(flags, queries) : JSON.parse(await readFile(input, "utf8"));
     const save = textFlag(flags, "save");
     if (save !== undefined) await writeFile(save, JSON.stringify(results));
 
@@ -155,6 +164,7 @@ export const vmTrainCommand: Command = {
           pipelineName,
           seed,
           laggedFeatures: booleanFlag(flags, "lagged-features"),
+          ...(hostCpus === undefined ? {} : { hostContext: { hostCpus } }),
         },
         {
           async nodeTypeOf(machine, spec) {

@@ -44,6 +44,7 @@ export {
 } from "./host/host-context.js";
 export { prometheusHostContext } from "./host/host-context-source.js";
 export { type HostPower, type HostPowerSource, prometheusHostPower } from "./host/host-power-source.js";
+export { hostContextOf, hostContextQueries } from "./training/host-context-series.js";
 export { addHostContext, addLaggedColumns, LAG_SUFFIX, laggedFeatures } from "./training/vm-feature-transforms.js";
 export { blendWatts, type SizeBlend, sizeBlend } from "./exporter/size-interpolation.js";
 export { type TreeLayout, TreeWriter, type TreeWriterOptions } from "./tree/tree-writer.js";

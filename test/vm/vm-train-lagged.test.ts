@@ -88,4 +88,49 @@ describe("vm-train --lagged-features", () => {
       client.close();
     }
   }, 120_000);
+
+  it("--host-context-cpus trains with the host-context features, which the published models take", async () => {
+    const recording = generateAttributionRecording({
+      seed: 7,
+      scenario: ATTRIBUTION_SCENARIOS[1]!,
+      startSeconds: 1_700_000_000,
+      trainSeconds: 3600,
+      heldOutSeconds: 0,
+      stepSeconds: 5,
+    });
+    await writeFile(join(dir, "host-answers.json"), JSON.stringify(recording.results));
+    const run = await runCliCaptured([
+      "vm-train",
+      "--input",
+      join(dir, "host-answers.json"),
+      "--feature-groups",
+      "GuestOSOnly",
+      "--trainers",
+      "LinearRegressionTrainer",
+      "--host-context-cpus",
+      "96",
+      "--pipeline",
+      "vm-host-context",
+      "--registry-address",
+      registry.address,
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("4 of 4 models published to pipeline vm-host-context");
+    const client = createRegistryClient(registry.address);
+    try {
+      const models = (
+        await client.client.listModels({
+          pipelineName: "vm-host-context",
+          featureGroup: "GuestOSOnly",
+          outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+        })
+      ).models;
+      expect(models).toHaveLength(4);
+      for (const model of models)
+        expect(model.features).toEqual(expect.arrayContaining(["guest_host_package_watts", "guest_host_dram_watts"]));
+    } finally {
+      client.close();
+    }
+  }, 120_000);
 });

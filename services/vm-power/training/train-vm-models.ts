@@ -7,8 +7,16 @@ import type { DataTable } from "../../domain/data-table.js";
 import type { ModelArchive, OutputTypeName } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { isolateVmIdle, type VmIdleWatts } from "./vm-idle-isolation.js";
-import { addLaggedColumns, laggedFeatures } from "./vm-feature-transforms.js";
-import { buildVmTrainingTable, type VmMapping, type VmQueryResults, type VmTable } from "./vm-training-table.js";
+import { addHostContext, addLaggedColumns, laggedFeatures } from "./vm-feature-transforms.js";
+import { HOST_CONTEXT_FEATURES } from "../host/host-context.js";
+import { hostContextOf } from "./host-context-series.js";
+import {
+  buildVmTrainingTable,
+  type NodeTypeTable,
+  type VmMapping,
+  type VmQueryResults,
+  type VmTable,
+} from "./vm-training-table.js";
 
 /** Trainers that extrapolate to workload mixes never seen in training (trees, neighbours and polynomials do not). */
 export const DEFAULT_VM_TRAINERS = ["LinearRegressionTrainer", "SGDRegressorTrainer"] as const;
@@ -29,6 +37,8 @@ export interface TrainVmModelsRequest {
    * test split (rows the fit never saw).
    */
   laggedFeatures?: boolean;
+  /** Opt-in host context (host-context-series.ts): add the guest_host_<zone>_watts features; hosts of this many CPUs. */
+  hostContext?: { hostCpus: number };
 }
 
 /** One training call: a node type's table, every trainer (the trainer's TrainModelsRequest has these fields). */
@@ -93,8 +103,18 @@ export async function trainVmModels<R extends ComparableResult>(
           table = isolated.table;
           for (const [vm, watts] of isolated.idle) idle.set(vm, watts);
         }
+        let transformed: NodeTypeTable = { ...group, table };
+        const features = [...vmTable.features];
+        if (request.hostContext !== undefined) {
+          transformed = addHostContext(
+            transformed,
+            hostContextOf(request.results, request.mapping, request.hostContext.hostCpus),
+          );
+          features.push(...HOST_CONTEXT_FEATURES);
+        }
         const call: VmTrainCall = {
-          table,
+          table: transformed.table,
+          ...(request.hostContext === undefined ? {} : { featureNames: features }),
           energySource: "rapl-sysfs",
           featureGroup,
           outputType,
@@ -119,8 +139,8 @@ export async function trainVmModels<R extends ComparableResult>(
         const lagged = await deps.trainModels(
           {
             ...call,
-            table: addLaggedColumns({ ...group, table }, vmTable.features).table,
-            featureNames: [...vmTable.features, ...laggedFeatures(vmTable.features)],
+            table: addLaggedColumns(transformed, vmTable.features).table,
+            featureNames: [...features, ...laggedFeatures(vmTable.features)],
           },
           { publishModel: async () => {} },
         );

@@ -254,12 +254,33 @@ export function generateAttributionRecording(options: AttributionOptions): Attri
     host.usageRatio = lagged(host.usageRatio, offset);
   }
   return {
-    results: { ...guestQueryResults(guests.response), power_joules: power },
+    results: { ...guestQueryResults(guests.response), power_joules: power, ...hostAnswers(hosts, guests.timestamps) },
     timestamps: guests.timestamps,
     heldOutFromSeconds,
     hosts,
     keplerWatts,
   };
+}
+
+// What vm-train's host-context queries answer (hostContextQueries): each VM on host "host-<vm>".
+function hostAnswers(hosts: Map<string, HostContextSeries>, timestamps: number[]): VmQueryResults {
+  const series = (metric: Record<string, string>, values: ArrayLike<number>): QuerySeries => ({
+    metric,
+    values: timestamps.slice(1).map((t, i) => [t, String(values[i + 1])]),
+  });
+  const answers: VmQueryResults = { vm_host: [], host_usage_ratio: [], host_active_watts: [] };
+  for (const [vm, host] of hosts) {
+    const node = { node_name: `host-${vm}` };
+    answers.vm_host!.push(
+      series(
+        { vm_name: vm, ...node },
+        timestamps.map(() => 1),
+      ),
+    );
+    answers.host_usage_ratio!.push(series(node, host.usageRatio));
+    for (const zone of ZONES) answers.host_active_watts!.push(series({ ...node, zone }, host.activeWatts[zone]));
+  }
+  return answers;
 }
 
 function lagged(values: Float64Array, offset: number): Float64Array {

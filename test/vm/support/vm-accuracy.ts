@@ -50,6 +50,8 @@ export interface VariantResult {
   /** Whether the lag columns were kept (the trainer's test split said they help). */
   lagKept: boolean;
   sizes: SizeResult[];
+  /** A lag variant's own numbers, also when the lag was not kept (reported, never selected on). */
+  withLag?: SizeResult[];
 }
 
 const STEP = 5;
@@ -184,6 +186,6 @@ function keepLagOnlyWhereBetter(results: Array<VariantResult & { trainerTestMape
     if (!r.variant.includes("lag")) return r;
     const without = byVariant.get(r.variant.replace("+lag", "") as Variant);
     if (without === undefined || (r.trainerTestMape ?? 0) < (without.trainerTestMape ?? 0)) return r;
-    return { ...without, variant: r.variant, lagKept: false };
+    return { ...without, variant: r.variant, lagKept: false, withLag: r.sizes };
   });
 }
