@@ -34,34 +34,19 @@ const files = (version: string, weights = true): ModelFiles => ({
   folderEntries: [{ name: "metadata.json", data: text(`{"version":"${version}"}`) }],
 });
 
-/** A servable model: metadata.json in the zip, Kepler's weight.json beside it. */
-function servableModel(maeWatts: number): { zip: Uint8Array; weightJson: string } {
+/**
+ * A servable model: metadata.json in the zip, Kepler's weight.json beside it; with `heldOut`, the metadata
+ * carries the trainer's held-out error of its one component (acpi: platform), which the publish gate compares.
+ */
+function servableModel(maeWatts: number, heldOut = false): { zip: Uint8Array; weightJson: string } {
   const metadata = { model_name: LOCATION.modelName, features: ["bpf_cpu_time_ms"], mae: maeWatts, output_type: "AbsPower" };
+  const held = { row_count: 2, timestamps: [1, 2], mae: maeWatts, components: { platform: { mae: maeWatts, mape: 1 } } };
   return {
-    zip: createZip([{ name: "metadata.json", data: text(JSON.stringify(metadata)) }]),
+    zip: createZip([{ name: "metadata.json", data: text(JSON.stringify(heldOut ? { ...metadata, held_out: held } : metadata)) }]),
     weightJson: JSON.stringify({ platform: createLinearWeights(["bpf_cpu_time_ms"], [1000], [10], 5) }),
   };
 }
-
-/** A servable model whose metadata carries the trainer's held-out error of its one component (acpi: platform). */
-function heldOutModel(heldOutMaeWatts: number): { zip: Uint8Array; weightJson: string } {
-  const metadata = {
-    model_name: LOCATION.modelName,
-    features: ["bpf_cpu_time_ms"],
-    mae: heldOutMaeWatts,
-    output_type: "AbsPower",
-    held_out: {
-      row_count: 2,
-      timestamps: [1, 2],
-      mae: heldOutMaeWatts,
-      components: { platform: { mae: heldOutMaeWatts, mape: 1 } },
-    },
-  };
-  return {
-    zip: createZip([{ name: "metadata.json", data: text(JSON.stringify(metadata)) }]),
-    weightJson: JSON.stringify({ platform: createLinearWeights(["bpf_cpu_time_ms"], [1000], [10], 5) }),
-  };
-}
+const heldOutModel = (maeWatts: number) => servableModel(maeWatts, true);
 const LIFECYCLE = { keptVersions: 3, gate: { marginPercent: 10 } };
 const heldOutMaeOf = (zip: Uint8Array) =>
   (JSON.parse(Buffer.from(readZip(zip)[0]!.data).toString()) as { held_out: { mae: number } }).held_out.mae;
