@@ -11,16 +11,20 @@ export default async function run(): Promise<void> {
   console.log(`trainer ${trainer}; MAPE % on held-out mixed workloads vs Kepler 0.10 attribution (seed 7)`);
   for (const scenario of ATTRIBUTION_SCENARIOS) {
     console.log(`\n${scenario.name}`);
-    console.log("variant          | lag kept | size                                | package | core  | uncore | dram");
+    console.log(
+      "variant          | lag kept | size                                | package | core   | uncore | dram   | package with the lag not kept",
+    );
     for (const result of await scenarioAccuracy(scenario, { seed: 7, trainer }))
-      for (const size of result.sizes)
+      result.sizes.forEach((size, i) =>
         console.log(
           [
             result.variant.padEnd(16),
             String(result.lagKept).padEnd(8),
             size.label.padEnd(35),
             ...["package", "core", "uncore", "dram"].map((zone) => size.mape[zone]!.toFixed(1).padStart(6)),
+            result.withLag === undefined ? "" : result.withLag[i]!.mape.package!.toFixed(1).padStart(6),
           ].join(" | "),
-        );
+        ),
+      );
   }
 }
