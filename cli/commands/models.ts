@@ -13,6 +13,7 @@ import { formatTextTable } from "../text-table.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
 import { MODELS_BACKUP_FLAGS, runModelsBackup } from "./models-backup.js";
 import { rollbackModelCommand } from "./models-rollback.js";
+import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
@@ -108,9 +109,7 @@ async function importPipeline(
           value: { pipelineName: name, serverPath: "", replace: flags.replace === true },
         },
       };
-      for (let offset = 0; offset < bytes.byteLength; offset += 1024 * 1024) {
-        yield { content: { $case: "archiveChunk" as const, value: bytes.subarray(offset, offset + 1024 * 1024) } };
-      }
+      for (const chunk of byteChunks(bytes)) yield { content: { $case: "archiveChunk" as const, value: chunk } };
     })(),
   );
   const lines = [

@@ -11,7 +11,7 @@ import type {
 } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { CHUNK_BYTES } from "../../services/kit/transport/message-limits.js";
+import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
@@ -86,10 +86,8 @@ async function run(
   const idle = args.idle === "" ? undefined : await readResponse(args.idle);
   async function* requests(): AsyncGenerator<RunPipelineRequest> {
     yield { content: { $case: "options", value: options } };
-    for (let start = 0; workload !== undefined && start < workload.byteLength; start += CHUNK_BYTES)
-      yield { content: { $case: "responseChunk", value: workload.subarray(start, start + CHUNK_BYTES) } };
-    for (let start = 0; idle !== undefined && start < idle.byteLength; start += CHUNK_BYTES)
-      yield { content: { $case: "idleResponseChunk", value: idle.subarray(start, start + CHUNK_BYTES) } };
+    for (const chunk of byteChunks(workload ?? Buffer.alloc(0))) yield { content: { $case: "responseChunk", value: chunk } };
+    for (const chunk of byteChunks(idle ?? Buffer.alloc(0))) yield { content: { $case: "idleResponseChunk", value: chunk } };
   }
   const progress = progressPrinter(io.stderr);
   const results: TrainerResult[] = [];

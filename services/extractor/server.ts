@@ -6,7 +6,7 @@ import type {
   MetricSummary,
 } from "../generated/kepler/model/v1/extractor_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
-import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { byteChunks } from "../kit/transport/byte-chunks.js";
 import { tableToChunks } from "../kit/transport/table-codec.js";
 import { type ExtractOptions, type ExtractResult, extractInput } from "./domain/extract.js";
 import { type ExtractTask, type ExtractTaskResult, type ResponseInput, runExtractTask } from "./domain/extract-task.js";
@@ -97,9 +97,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
       const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
       const saved = await readSavedResponse(source);
       const bytes = Buffer.from(JSON.stringify(saved), "utf8");
-      for (let start = 0; start < bytes.length; start += CHUNK_BYTES) {
-        yield { content: { $case: "responseChunk", value: bytes.subarray(start, start + CHUNK_BYTES) } };
-      }
+      for (const chunk of byteChunks(bytes)) yield { content: { $case: "responseChunk", value: chunk } };
       const metrics = summarizeResponse(parsePrometheusResponse(saved, "prometheus")).metrics.map(metricSummary);
       yield { content: { $case: "summary", value: { metrics, responseSizeBytes: bytes.length } } };
     },

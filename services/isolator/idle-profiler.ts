@@ -7,7 +7,7 @@ import type { ExtractRequest, ExtractorServiceDefinition } from "../generated/ke
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import { TableLevel } from "../generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { byteChunks } from "../kit/transport/byte-chunks.js";
 import { collectChunks } from "../kit/transport/table-codec.js";
 import { idleContainerNames } from "./domain/idle-containers.js";
 import { type IdleNodeTable, type IdleProfile, buildIdleProfiles } from "./domain/idle-profile.js";
@@ -97,10 +97,8 @@ export async function profileIdleResponse(
 
 /** The response bytes as `response_chunk` messages of at most CHUNK_BYTES. */
 export function* responseChunks(bytes: Uint8Array): Generator<{ content: { $case: "responseChunk"; value: Buffer } }> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let start = 0; start < buffer.byteLength; start += CHUNK_BYTES) {
-    yield { content: { $case: "responseChunk", value: buffer.subarray(start, start + CHUNK_BYTES) } };
-  }
+  for (const chunk of byteChunks(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))
+    yield { content: { $case: "responseChunk", value: chunk } };
 }
 
 async function* tableChunksOf(

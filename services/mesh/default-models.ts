@@ -11,7 +11,7 @@ import { RunPipelineOptions } from "../generated/kepler/model/v1/pipeline_servic
 import type { TrainerResult } from "../generated/kepler/model/v1/trainer_service.js";
 import { IsolatorKind, type ProgressEvent } from "../generated/kepler/model/v1/types.js";
 import { assetUrl } from "../kit/files/asset-url.js";
-import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { byteChunks } from "../kit/transport/byte-chunks.js";
 import type { PeerConnection } from "../kit/security/peer-connection.js";
 import { createPipelineClient } from "../pipeline/client.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -99,7 +99,5 @@ async function* runRequests(response: Buffer): AsyncGenerator<RunPipelineRequest
     dynTrainerNames: [...trainerNames],
   });
   yield { content: { $case: "options", value: options } };
-  for (let start = 0; start < response.byteLength; start += CHUNK_BYTES) {
-    yield { content: { $case: "responseChunk", value: response.subarray(start, start + CHUNK_BYTES) } };
-  }
+  for (const chunk of byteChunks(response)) yield { content: { $case: "responseChunk", value: chunk } };
 }

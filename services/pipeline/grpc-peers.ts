@@ -22,6 +22,7 @@ import {
   trainerResultOf,
   windowMessage,
 } from "./peer-messages.js";
+import { byteChunks } from "../kit/transport/byte-chunks.js";
 
 // The request field the extractor names when it no longer holds a response sent by its digest.
 const RESPONSE_DIGEST_FIELD = "requests[0].options.response_sha256";
@@ -50,10 +51,8 @@ export interface PipelinePeerClients {
 }
 
 /** Bytes as `response_chunk`-sized pieces. */
-function* byteChunks(bytes: Uint8Array): Generator<Buffer> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let start = 0; start < buffer.byteLength; start += CHUNK_BYTES) yield buffer.subarray(start, start + CHUNK_BYTES);
-}
+const bufferChunks = (bytes: Uint8Array): Generator<Buffer> =>
+  byteChunks(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
 async function* chunksOf(responses: AsyncIterable<{ content?: { $case: string; value: unknown } }>): AsyncGenerator<TableChunk> {
   for await (const response of responses) {
@@ -92,7 +91,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
                 },
               },
             };
-            for (const value of byteChunks(response)) yield { content: { $case: "responseChunk" as const, value } };
+            for (const value of bufferChunks(response)) yield { content: { $case: "responseChunk" as const, value } };
           })(),
           { signal },
         ),
@@ -123,7 +122,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
             },
           },
         };
-        if (withChunks) for (const value of byteChunks(response)) yield { content: { $case: "responseChunk", value } };
+        if (withChunks) for (const value of bufferChunks(response)) yield { content: { $case: "responseChunk", value } };
       }
       const extractWith = (withChunks: boolean) =>
         collectChunks(chunksOf(extractor.client.extract(requests(withChunks), { signal })), "extractor");
@@ -153,7 +152,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
                 },
               },
             };
-            for (const value of byteChunks(idleResponse)) yield { content: { $case: "responseChunk" as const, value } };
+            for (const value of bufferChunks(idleResponse)) yield { content: { $case: "responseChunk" as const, value } };
           })(),
           { signal },
         ),

@@ -5,7 +5,7 @@ import type { PublishModelRequest, RegistryServiceDefinition } from "../generate
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { fromPeerError } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { CHUNK_BYTES } from "../kit/transport/message-limits.js";
+import { byteChunks } from "../kit/transport/byte-chunks.js";
 import { archiveZip, type ModelArchive } from "../models/index.js";
 
 /** A publishModel dependency for trainModels that streams each archive to the registry. */
@@ -35,9 +35,7 @@ export function createRegistryPublisher(
           },
         },
       };
-      for (let start = 0; start < zip.byteLength; start += CHUNK_BYTES) {
-        yield { content: { $case: "archiveChunk", value: Buffer.from(zip.subarray(start, start + CHUNK_BYTES)) } };
-      }
+      for (const chunk of byteChunks(zip)) yield { content: { $case: "archiveChunk", value: Buffer.from(chunk) } };
     }
     try {
       await registry.client.publishModel(requests());
