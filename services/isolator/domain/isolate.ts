@@ -196,21 +196,3 @@ function withNodeType(table: DataTable, nodeType: number): DataTable {
   values.fill(nodeType, index * rows, (index + 1) * rows);
   return { ...table, values };
 }
-
-/**
- * The documented isolator rule (kepler-doc pipeline.md, reference online trainer): `profile` when the
- * profiles cover every component of the source for the node type, else `min`.
- */
-export function chooseIsolator(
-  profiles: readonly IdleProfile[],
-  energySource: EnergySource,
-  components: readonly string[],
-  nodeType: number,
-): "profile" | "min" {
-  const covered = components.every((component) =>
-    profiles.some(
-      (profile) => profile.energySource === energySource && profile.component === component && profile.nodeType === nodeType,
-    ),
-  );
-  return covered ? "profile" : "min";
-}

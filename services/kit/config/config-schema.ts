@@ -62,10 +62,3 @@ export function checkPort(value: unknown): string | undefined {
     ? undefined
     : `expected a port 0-65535, got ${value}`;
 }
-
-/** Renders a schema as Markdown table rows (used by `--help` and the configuration reference). */
-export function describeConfig(schema: ConfigSchema): string[] {
-  return Object.values(schema).map(
-    (key) => `--${key.flag} / ${key.env} (default ${JSON.stringify(key.default)}): ${key.description}`,
-  );
-}
