@@ -35,14 +35,10 @@ export function panelOrder(source: SourceReport, component: (c: string) => strin
   return components.flatMap((c) => source.series.map((series) => panelOf(component(c), label(series.model))));
 }
 
-/** The facet of a small-multiples chart: one panel per component and trainer, wrapped. */
+/** The facet of a small-multiples chart (spread into the spec): one panel per component and trainer, wrapped. */
 export function panelFacet(order: string[]) {
   return {
-    field: "panel",
-    type: "nominal",
-    title: null,
+    facet: { field: "panel", type: "nominal", title: null, sort: order, header: { labelFontWeight: "bold" } },
     columns: PANEL_COLUMNS,
-    sort: order,
-    header: { labelFontWeight: "bold" },
   };
 }

@@ -58,7 +58,7 @@ function powerSpec(source: SourceReport): TopLevelSpec {
       ...base,
       title: `${source.energySource}: predicted vs measured power (best model of each trainer, one panel each)`,
       data: { values },
-      facet: panelFacet(panelOrder(source)),
+      ...panelFacet(panelOrder(source)),
       resolve: { scale: { y: "independent" } },
       spec: { width: PANEL_WIDTH, height: PANEL_HEIGHT, mark, encoding },
     } as TopLevelSpec;

@@ -33,7 +33,7 @@ function residualName(series: SourceReport["series"][number], component: string)
 /** The facet and size of a residual chart: a row per component, or small multiples for many trainers. */
 function residualLayout(source: SourceReport) {
   if (!smallMultiples(source))
-    return { facet: { row: { field: "component", type: "nominal", title: null } }, width: WIDTH, height: ROW_HEIGHT };
+    return { facet: { facet: { row: { field: "component", type: "nominal", title: null } } }, width: WIDTH, height: ROW_HEIGHT };
   const first = source.series[0];
   const order = panelOrder(source, (c) => (first === undefined ? c : residualName(first, c)));
   return { facet: panelFacet(order), width: PANEL_WIDTH, height: PANEL_HEIGHT };
@@ -65,7 +65,7 @@ export function residualSpec(source: SourceReport, values: Residual[]): TopLevel
     ...base,
     title: `${source.energySource}: error against load (predicted - measured, W)`,
     data: { values },
-    facet: layout.facet,
+    ...layout.facet,
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
       width: layout.width,
@@ -87,7 +87,7 @@ export function distributionSpec(source: SourceReport, values: Residual[]): TopL
     ...base,
     title: `${source.energySource}: error distribution (predicted - measured, W)`,
     data: { values },
-    facet: layout.facet,
+    ...layout.facet,
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
       width: layout.width,

@@ -18,7 +18,8 @@ import { type BrowserPage, escape, htmlPage, pipelineHref, significant } from ".
 import { componentErrors, nodeTypeText } from "./model-errors.js";
 import { componentStructure } from "./model-structure.js";
 
-async function structure(store: ModelCatalogue, model: StoredModel): Promise<string> {
+// Components measured at 0 W throughout (`hidden`) learned nothing worth a table.
+async function structure(store: ModelCatalogue, model: StoredModel, hidden: readonly string[]): Promise<string> {
   if (model.format === "weights")
     return `<p>Kepler's linear weights (weight.json): the estimator multiplies each normalized feature by its weight.</p>
 <pre class="weights">${escape(JSON.stringify(JSON.parse(model.weightJson ?? "{}"), null, 2))}</pre>`;
@@ -27,6 +28,7 @@ async function structure(store: ModelCatalogue, model: StoredModel): Promise<str
     const order = componentsOf(model.location.energySource as EnergySource);
     const { features, scaler, components } = readComponentModels(entries, order);
     return components
+      .filter(([component]) => !hidden.includes(component))
       .map(
         ([component, file]) =>
           `<h3 class="component">${escape(component)}</h3>\n${componentStructure(file, features, scaler.scale)}`,
@@ -81,7 +83,7 @@ ${hidden.length === 0 ? "" : `<p>Left out, measured at 0 W throughout: ${escape(
 <h2>Per-row predictions</h2>
 ${await predictionsLink(store, model)}
 <h2>What the model learned</h2>
-${await structure(store, model)}`,
+${await structure(store, model, hidden)}`,
   );
 }
 

@@ -6,7 +6,7 @@ import { REPORT_FOLDER } from "../../models/index.js";
 import type { ModelCatalogue } from "../domain/model-catalogue.js";
 import { listBestModels } from "../domain/select-model.js";
 import type { StoredModel } from "../domain/stored-model.js";
-import { type BrowserPage, escape, field, htmlPage, parseObject, pipelineHref, significant } from "./html.js";
+import { type BrowserPage, escape, htmlPage, parseObject, pipelineHref, significant } from "./html.js";
 import { componentErrors, modelHref, nodeTypeText } from "./model-errors.js";
 import { compareLinks } from "./pipelines-page.js";
 
@@ -18,6 +18,18 @@ const CHART_KINDS: ReadonlyArray<readonly [string, string]> = [
   ["residual", "error against load (predicted - measured)"],
   ["distribution", "error distribution (predicted - measured)"],
 ];
+
+/** How the pipeline was trained, from its metadata.json; `kepler-model train` alone writes none. */
+function trainedWith(metadata: Record<string, unknown>): string {
+  const facts = [
+    ["isolator", metadata.isolator],
+    ["extractor", metadata.extractor],
+    ["metric type", metadata.metric_type],
+    ["last trained (UTC)", metadata.last_update_time],
+  ].filter(([, value]) => value !== undefined);
+  if (facts.length === 0) return "<p>No pipeline metadata.json (models trained with <code>kepler-model train</code>).</p>";
+  return `<p>${facts.map(([key, value]) => `${escape(String(key))} ${escape(String(value))}`).join(", ")}.</p>`;
+}
 
 function modelRow(model: StoredModel, best: boolean): string {
   const l = model.location;
@@ -100,7 +112,7 @@ export async function pipelinePage(store: ModelCatalogue, name: string): Promise
   return htmlPage(
     `Pipeline ${name}`,
     `<h1>Pipeline ${escape(name)}</h1>
-<p>Isolator ${field(metadata, "isolator")}, extractor ${field(metadata, "extractor")}, ${field(metadata, "metric_type")}, last trained ${field(metadata, "last_update_time")} UTC.</p>
+${trainedWith(metadata)}
 ${compareLinks(name, others)}
 <h2>Node types</h2>
 <table class="node-types"><thead><tr><th>node type</th><th>machine spec</th><th>machines</th></tr></thead><tbody>${nodeTypes.join("\n") || '<tr><td colspan="3">none indexed (node type 0)</td></tr>'}</tbody></table>
