@@ -5,7 +5,6 @@
 // Before the fix POST /model took node type 0 as declared (the Xeon's SGD, idle 63.7 W) while the socket and
 // gRPC matched per pipeline (the default pipeline's SGD).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,20 +19,12 @@ import { zipFolderTree } from "../models/index.js";
 import { trainModels } from "../trainer/domain/train-models.js";
 import { createRegistryClient } from "./client.js";
 import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
+import { postJson } from "../../test/support/post-json.js";
+import { COLLECTOR_FEATURE_NAMES } from "../mesh/estimate-example.js";
 
 const EC2_FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
 // Kepler 0.9's node metrics (kepler-collector §1.3) and its system feature.
-const METRICS = [
-  "cpu_cycles",
-  "cpu_instructions",
-  "cache_miss",
-  "cpu_ref_cycles",
-  "bpf_cpu_time_ms",
-  "bpf_net_tx_irq",
-  "bpf_net_rx_irq",
-  "bpf_block_irq",
-  "bpf_page_cache_hit",
-];
+const METRICS = [...COLLECTOR_FEATURE_NAMES];
 // A 2-core AMD cloud VM, as Kepler's MachineSpec discovery would describe it ("AMD EPYC 7763 64-Core Processor").
 const AMD_VM = { processor: "amd_epyc_7763_64_core", cores: 2, chips: 1, memory: 8, frequency: 2450 };
 // The coremark recording's machine: a 2-socket Haswell with 32 logical CPUs (test/fixtures/extractor/README.md);
@@ -47,30 +38,6 @@ let socketPath: string;
 let registryAddress: string;
 let estimatorAddress: string;
 let registryHttpPort: number;
-
-function postModel(body: unknown): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
-    const call = httpRequest(
-      {
-        host: "127.0.0.1",
-        port: registryHttpPort,
-        path: "/model",
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }),
-        );
-      },
-    );
-    call.on("error", reject);
-    call.end(text);
-  });
-}
 
 const keplerModelRequest = (machineSpec?: object) => ({
   metrics: [...METRICS, "cpu_architecture"],
@@ -197,7 +164,7 @@ describe("selection by machine spec, the same on every path", () => {
     // Similarity to AMD_VM (reference weights 5/1/1/0.5/0.5 over 8): the Xeon 8259cl, processor characters
     // 7/24 * 0.5 = 0.1458, chips 1-1/1.5, frequency 1-1050/2975, cores and memory 0: 0.1733; the Haswell,
     // processor 5/23 * 0.5 = 0.1087, chips 1/3, frequency 1-750/2825: 0.1555. The Xeon is nearer.
-    const http = await postModel(keplerModelRequest(AMD_VM));
+    const http = await postJson(registryHttpPort, "/model", keplerModelRequest(AMD_VM));
     expect(http.status).toBe(200);
     const weights = JSON.parse(http.body) as Record<string, unknown>;
     // Kepler >= 0.7.12 sent a machine spec, so it reads model_name (and the Xeon's spec for its core ratio).
@@ -230,7 +197,7 @@ describe("selection by machine spec, the same on every path", () => {
   });
 
   it("gives the coremark machine the default pipeline's model on every path (an exact cover)", async () => {
-    const http = await postModel(keplerModelRequest(HASWELL));
+    const http = await postJson(registryHttpPort, "/model", keplerModelRequest(HASWELL));
     expect(http.status).toBe(200);
     expect(http.headers["x-kepler-model-node-type"]).toBe("default/0");
     expect(http.headers["x-kepler-model-node-type-match"]).toBe("exact");
@@ -304,7 +271,7 @@ describe("selection by machine spec, the same on every path", () => {
   });
 
   it("without a spec, node type 0 as declared and the lowest held-out MAE of both pipelines (the documented default)", async () => {
-    const http = await postModel(keplerModelRequest());
+    const http = await postJson(registryHttpPort, "/model", keplerModelRequest());
     expect(http.status).toBe(200);
     // Without a machine spec (Kepler <= 0.7.11 shape) the body stays a plain component map.
     const weights = JSON.parse(http.body) as Record<string, unknown>;
