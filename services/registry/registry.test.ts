@@ -1,116 +1,37 @@
 // Server tests: a real registry on 127.0.0.1:0 over a temporary MODEL_PATH, called with the generated client.
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import { NodeTypeMatchKind } from "../generated/kepler/model/v1/model.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/observe/logger.js";
-import { createZip, readZip, zipFolderTree } from "../models/index.js";
-import { createRegistryClient } from "./client.js";
-import { startRegistry } from "./main.js";
-import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 
-const ABS = OutputType.OUTPUT_TYPE_ABS_POWER;
-const BPF = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
-const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
-const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
-const linear = (intercept: number) => ({
-  kind: "linear" as const,
-  components: [0, 1, 2, 3].map((i) => ({ intercept: intercept + i, coefficients: [10, 1] })),
-});
-
-function model(trainerName: string, nodeType: number, maeWatts: number, extra: Partial<TestModelSpec> = {}): TestModelSpec {
-  return {
-    pipelineName: "std",
-    energySource: "rapl-sysfs",
-    featureGroup: "BPFOnly",
-    trainerName,
-    nodeType,
-    features: BPF,
-    scale: [1000, 1],
-    maeWatts,
-    model: linear(100),
-    ...extra,
-  };
-}
+import {
+  ABS,
+  BPF,
+  COUNTER,
+  model,
+  type SeededRegistry,
+  selectFrom,
+  startSeededRegistry,
+} from "../../test/support/seeded-registry.js";
 
 let dir: string;
-let handle: Awaited<ReturnType<typeof startRegistry>>;
-let registry: ReturnType<typeof createRegistryClient>;
-const published = new Map<string, Uint8Array>();
+let registry: SeededRegistry["registry"];
+let published: SeededRegistry["published"];
+let seeded: SeededRegistry;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "registry-"));
-  handle = await startRegistry(
-    { host: "127.0.0.1", port: 0, modelPath: dir, rescanIntervalMs: 0, sourcePipelines: [] },
-    { logger: silentLogger() },
-  );
-  registry = createRegistryClient(handle.address);
-  const machine = (processor: string, cores: number, memoryGib: number) => ({
-    processor,
-    cores,
-    chips: 2,
-    memoryGib,
-    frequencyMhz: 3500,
-    vendor: "",
-    threadsPerCore: 0,
-  });
-  expect(
-    await registry.client.indexMachine({
-      pipelineName: "std",
-      machineId: "m5",
-      spec: machine("intel_xeon_platinum_8259cl", 96, 377),
-    }),
-  ).toEqual({ nodeType: 0, created: true });
-  expect(
-    await registry.client.indexMachine({ pipelineName: "std", machineId: "i3", spec: machine("intel_xeon_e5_2686v4", 72, 503) }),
-  ).toEqual({ nodeType: 1, created: true });
-  for (const spec of [
-    model("SGDRegressorTrainer", 0, 20, { withWeights: true }),
-    model("LinearRegressionTrainer", 0, 12),
-    model("KNeighborsRegressorTrainer", 1, 8, {
-      model: {
-        kind: "knn",
-        k: 1,
-        fitXColumns: [
-          [0, 1],
-          [0, 0],
-        ],
-        fitY: [
-          [100, 200],
-          [0, 0],
-          [0, 0],
-          [10, 20],
-        ],
-      },
-    }),
-    model("SGDRegressorTrainer", 10, 3, { withWeights: true }),
-    model("LinearRegressionTrainer", 0, 5, {
-      featureGroup: "CounterOnly",
-      features: COUNTER,
-      scale: [1, 1, 1],
-      model: { kind: "linear", components: [0, 1, 2, 3].map(() => ({ intercept: 1, coefficients: [1, 1, 1] })) },
-    }),
-  ]) {
-    const archive = buildTestArchive(spec);
-    const response = await publishTestArchive(registry, archive);
-    expect(response.replaced).toBe(false);
-    published.set(archive.location.modelName + archive.location.featureGroup, archive.zip);
-  }
+  seeded = await startSeededRegistry();
+  ({ dir, registry, published } = seeded);
 });
 
 afterAll(async () => {
-  registry.close();
-  await handle.close();
-  await rm(dir, { recursive: true, force: true });
+  await seeded.close();
 });
 
-const select = (request: Record<string, unknown>) =>
-  registry.client.selectModel({ featureNames: BPF, outputType: ABS, energySource: "rapl-sysfs", metadataOnly: true, ...request });
+const select = (request: Record<string, unknown>) => selectFrom(registry)(request);
 
 describe("SelectModel", () => {
   it("picks the lowest-MAE model and explains why", async () => {
@@ -316,152 +237,5 @@ describe("WatchModels", () => {
     expect(next.value?.metadata?.maeWatts).toBe(11);
     expect(next.value?.sequence).toBe((first.value?.sequence ?? 0) + 1);
     controller.abort();
-  });
-});
-
-describe("ImportPipeline (kepler-model-db layout)", () => {
-  it("imports a pipeline folder: weight models served, pickled models skipped with a notice", async () => {
-    const response = await importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE));
-    expect(response.pipeline?.pipelineName).toBe("ec2-fixture");
-    expect(response.pipeline?.energySources).toEqual(["acpi", "rapl-sysfs"]);
-    expect(response.pipeline?.nodeTypeCount).toBe(6);
-    expect(response.importedModelCount).toBe(3);
-    expect(response.skippedModels).toEqual([
-      {
-        path: "rapl-sysfs/AbsPower/BPFOnly/GradientBoostingRegressorTrainer_0",
-        reason: "pickled scikit-learn model without weight.json: not readable without Python",
-      },
-    ]);
-    const acpi = await select({ energySource: "acpi", pipelineName: "ec2-fixture", weight: true, metadataOnly: false });
-    expect(acpi.metadata?.modelName).toBe("SGDRegressorTrainer_0");
-    expect(acpi.metadata?.machineSpec).toEqual({
-      processor: "intel_xeon_platinum_8259cl",
-      cores: 96,
-      chips: 2,
-      memoryGib: 377,
-      frequencyMhz: 3500,
-      vendor: "",
-      threadsPerCore: 0,
-    });
-    expect(JSON.parse(acpi.payload?.value as string)).toEqual(
-      JSON.parse(await readFile(join(FIXTURE, "acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.json"), "utf8")),
-    );
-    const rapl = await select({ pipelineName: "ec2-fixture", weight: true });
-    expect([rapl.metadata?.modelName, rapl.metadata?.maeWatts]).toEqual(["SGDRegressorTrainer_0", 60.78]);
-    await expect(importPipelineZip(registry, "ec2-fixture", await zipFolderTree(FIXTURE))).rejects.toMatchObject({
-      code: Status.ALREADY_EXISTS,
-      details: 'pipeline "ec2-fixture" already exists; set replace to overwrite it',
-    });
-  });
-
-  it("imports a streamed pipeline zip and exports it again", async () => {
-    const files: Array<{ name: string; data: Uint8Array }> = [];
-    const walk = async (path: string): Promise<void> => {
-      for (const entry of await readdir(path)) {
-        const full = join(path, entry);
-        if ((await stat(full)).isDirectory()) await walk(full);
-        else files.push({ name: relative(FIXTURE, full), data: await readFile(full) });
-      }
-    };
-    await walk(FIXTURE);
-    const zip = createZip(files);
-    const response = await registry.client.importPipeline(
-      (async function* () {
-        yield { content: { $case: "header" as const, value: { pipelineName: "streamed", serverPath: "", replace: false } } };
-        yield { content: { $case: "archiveChunk" as const, value: Buffer.from(zip) } };
-      })(),
-    );
-    expect([response.importedModelCount, response.skippedModels.length]).toEqual([3, 1]);
-    const chunks: Buffer[] = [];
-    for await (const message of registry.client.exportPipeline({ pipelineName: "streamed" })) chunks.push(message.archiveChunk);
-    const names = readZip(Buffer.concat(chunks))
-      .map((e) => e.name)
-      .sort();
-    expect(names).toEqual([
-      "acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
-      "acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
-      "acpi_AbsPower_model_metadata.csv",
-      "metadata.json",
-      "node_type_index.json",
-      "rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0.json",
-      "rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0.zip",
-      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
-      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
-      "rapl-sysfs_AbsPower_model_metadata.csv",
-    ]);
-  });
-
-  it("exports a pipeline that never had an index or metadata with both, so the reference server can serve it", async () => {
-    await publishTestArchive(
-      registry,
-      buildTestArchive(model("SGDRegressorTrainer", 0, 9, { pipelineName: "bare", withWeights: true })),
-    );
-    const chunks: Buffer[] = [];
-    for await (const message of registry.client.exportPipeline({ pipelineName: "bare" })) chunks.push(message.archiveChunk);
-    const entries = new Map(readZip(Buffer.concat(chunks)).map((e) => [e.name, new TextDecoder().decode(e.data)]));
-    expect([...entries.keys()].sort()).toEqual([
-      "metadata.json",
-      "node_type_index.json",
-      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json",
-      "rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip",
-      "rapl-sysfs_AbsPower_model_metadata.csv",
-    ]);
-    expect(JSON.parse(entries.get("node_type_index.json") as string)).toEqual({});
-    const metadata = JSON.parse(entries.get("metadata.json") as string);
-    expect([metadata.name, metadata.abs_trainers, metadata.dyn_trainers]).toEqual(["bare", ["SGDRegressorTrainer"], []]);
-    // The sibling keeps the reference's shape: no model_name (Kepler derives it from the URL).
-    expect(Object.keys(JSON.parse(entries.get("rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0.json") as string))).toEqual([
-      "package",
-      "core",
-      "uncore",
-      "dram",
-    ]);
-  });
-
-  it("names the model in every served .../weight.json, imported curve fits included (Kepler panics without)", async () => {
-    const group = join(dir, "ec2-fixture/rapl-sysfs/AbsPower/BPFOnly");
-    for (const name of ["ExponentialRegressionTrainer_0", "SGDRegressorTrainer_0"]) {
-      const served = JSON.parse(await readFile(join(group, name, "weight.json"), "utf8"));
-      const sibling = JSON.parse(await readFile(join(FIXTURE, "rapl-sysfs/AbsPower/BPFOnly", `${name}.json`), "utf8"));
-      expect(served).toEqual({ model_name: name, ...sibling });
-      expect(Object.keys(served)[0]).toBe("model_name");
-    }
-  });
-
-  it("matches machine specs against an imported index (§6.5 examples)", async () => {
-    const spec = (s: Record<string, unknown>) => ({
-      processor: "",
-      cores: 0,
-      chips: 0,
-      memoryGib: 0,
-      frequencyMhz: 0,
-      vendor: "",
-      threadsPerCore: 0,
-      ...s,
-    });
-    const cores = await registry.client.matchMachineSpec({
-      pipelineName: "ec2-fixture",
-      spec: spec({ cores: 96 }),
-      looseSearch: true,
-    });
-    expect(cores.match).toMatchObject({
-      nodeType: 0,
-      uncertainty: 0.75,
-      looseness: 0,
-      kind: NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_COVER,
-    });
-    const loose = await registry.client.matchMachineSpec({
-      pipelineName: "ec2-fixture",
-      spec: spec({ processor: "intel_xeon_platinum_8259", cores: 96, chips: 2, memoryGib: 377, frequencyMhz: 3500 }),
-      looseSearch: true,
-    });
-    expect(loose.match?.nodeType).toBe(0);
-    expect(loose.match?.looseness.toFixed(3)).toBe("0.331");
-    const types = await registry.client.listNodeTypes({ pipelineName: "ec2-fixture" });
-    expect(types.nodeTypes.map((t) => [t.nodeType, t.spec?.cores, t.members[0]])[5]).toEqual([
-      5,
-      96,
-      "m7i.metal-24xl-ami-0e4d0bb9670ea8db0",
-    ]);
   });
 });
