@@ -1,0 +1,68 @@
+// Small hand-made Prometheus responses for the extractor's domain tests (semantics and bad input):
+// container and energy series, a BPFOnly recording whose rates and watts are worked out by hand, and
+// readers of the result.
+import { InvalidInputError } from "../../services/domain/errors.js";
+import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
+import { type ExtractOptions, extract } from "../../services/extractor/domain/extract.js";
+
+export type Samples = Array<[number, number | string]>;
+export const container = (id: string, samples: Samples, extra: Record<string, string> = {}) => ({
+  metric: {
+    container_id: id,
+    pod_name: `pod-${id}`,
+    container_name: `name-${id}`,
+    container_namespace: "ns",
+    job: "kepler",
+    ...extra,
+  },
+  values: samples.map(([t, v]) => [t, String(v)]),
+});
+export const energy = (source: string, samples: Samples, extra: Record<string, string> = {}) => ({
+  metric: { source, mode: "dynamic", ...extra },
+  values: samples.map(([t, v]) => [t, String(v)]),
+});
+
+// Platform energy 0, 1000, 2500, 4000 J at 1000, 1010, 1020, 1030 s -> 100, 150, 150 W.
+export const PLATFORM: Samples = [
+  [1000, 0],
+  [1010, 1000],
+  [1020, 2500],
+  [1030, 4000],
+];
+// c1 counts 0, 100, 300, 600 -> 10, 20, 30 /s; c2 appears at 1010 with 50, 150, 250 -> 0 (first), 10, 10 /s.
+export const C1: Samples = [
+  [1000, 0],
+  [1010, 100],
+  [1020, 300],
+  [1030, 600],
+];
+export const C2: Samples = [
+  [1010, 50],
+  [1020, 150],
+  [1030, 250],
+];
+
+export function bpfResponse(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    kepler_container_bpf_cpu_time_ms_total: [container("c1", C1), container("c2", C2)],
+    kepler_container_bpf_page_cache_hit_total: [container("c1", C1), container("c2", C2)],
+    kepler_node_platform_joules_total: [energy("acpi", PLATFORM)],
+    ...overrides,
+  };
+}
+
+export const NODE: ExtractOptions = { energySource: "acpi", featureGroup: "BPFOnly", level: "node", extractor: "default" };
+export const parse = (document: unknown): PrometheusResponse => parsePrometheusResponse(JSON.stringify(document));
+export const column = (result: ReturnType<typeof extract>, name: string) => {
+  const index = result.table.columnNames.indexOf(name);
+  return Array.from(result.table.values.subarray(index * result.table.rowCount, (index + 1) * result.table.rowCount));
+};
+export function invalid(run: () => unknown): InvalidInputError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  }
+  throw new Error("expected InvalidInputError");
+}
