@@ -22,7 +22,7 @@ export const lifecycleConfigSchema = {
     env: "KEPLER_MODEL_PUBLISH_GATE_MARGIN_PERCENT",
     flag: "publish-gate-margin-percent",
     description:
-      "A publish whose held-out MAE of any component exceeds the serving version's by more than this many percent is refused (FAILED_PRECONDITION); -1 turns the gate off.",
+      "A publish whose held-out MAE of any component exceeds the serving version's by more than this many percent is refused (FAILED_PRECONDITION), e.g. 10; -1 (default): no gate (online pipelines retrain on new windows, whose errors are not comparable).",
     check: (value) => (value >= -1 ? undefined : `expected a percentage >= 0, or -1 for no gate, got ${value}`),
   } satisfies ConfigKey<number>,
   modelSigningKeyFile: {
