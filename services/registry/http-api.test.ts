@@ -1,128 +1,28 @@
 // Server tests: the reference model server's HTTP API (POST /model, GET /best-models) on a real
 // registry's gRPC port (127.0.0.1:0), with the ec2 fixture pipeline imported, called the way Kepler
 // 0.7.12 calls it; gRPC clients on the same port at the same time; and bad input of every kind.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcReflection } from "grpc-js-reflection-client";
-import { createChannel, createClient } from "nice-grpc";
-import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
-import { silentLogger } from "../kit/observe/logger.js";
 import { readZip } from "../models/index.js";
-import { createRegistryClient } from "./client.js";
-import { startRegistry } from "./main.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { zipFolderTree } from "../models/index.js";
-
-const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
-const BPF = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
-const SILENT_TIMEOUT_MS = 1000;
-
-// Kepler 0.7.12's POST /model body, byte for byte (issue 12).
-const KEPLER_0712_BODY =
-  '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit","bpf_net_tx_irq","bpf_net_rx_irq","bpf_block_irq","cpu_cycles","cpu_instructions","cache_miss","cpu_architecture"],"output_type":"AbsPower","source":"intel_rapl","node_type":0,"weight":true,"trainer_name":"SGDRegressorTrainer","filter":"","machine_spec":{"vendor":"authenticamd","processor":"amd_epyc","cores":2,"chips":1,"memory":23,"frequency":2600,"threads_per_core":1}}';
-
-const fixtureFile = async (path: string) => readFile(join(FIXTURE, path));
-const fixtureJson = async (path: string) => JSON.parse((await fixtureFile(path)).toString("utf8"));
-
-function linearModel(extra: Partial<TestModelSpec>): TestModelSpec {
-  return {
-    pipelineName: "std",
-    energySource: "rapl-sysfs",
-    featureGroup: "BPFOnly",
-    trainerName: "SGDRegressorTrainer",
-    nodeType: 0,
-    features: BPF,
-    scale: [1000, 1],
-    maeWatts: 10,
-    withWeights: true,
-    model: { kind: "linear", components: [0, 1, 2, 3].map((i) => ({ intercept: 50 + i, coefficients: [10, 1] })) },
-    ...extra,
-  };
-}
-
-async function startTestRegistry() {
-  const dir = await mkdtemp(join(tmpdir(), "registry-http-"));
-  const handle = await startRegistry(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      modelPath: dir,
-      rescanIntervalMs: 0,
-      sourcePipelines: [],
-      httpHeadersTimeoutMs: SILENT_TIMEOUT_MS,
-      httpRequestTimeoutMs: 5000,
-    },
-    { logger: silentLogger() },
-  );
-  const registry = createRegistryClient(handle.address);
-  return {
-    handle,
-    registry,
-    url: (path: string) => `http://${handle.address}${path}`,
-    async close() {
-      registry.close();
-      await handle.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-type TestRegistry = Awaited<ReturnType<typeof startTestRegistry>>;
-
-const postModel = (server: TestRegistry, body: string | object) =>
-  fetch(server.url("/model"), {
-    method: "POST",
-    headers: { "Content-Type": "application/json; charset=UTF-8" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-
-async function expectServing(server: TestRegistry): Promise<void> {
-  const channel = createChannel(server.handle.address);
-  try {
-    expect((await createClient(HealthDefinition, channel).check({ service: "" })).status).toBe(1);
-  } finally {
-    channel.close();
-  }
-}
-
-// A raw TCP client: writes the given pieces (pausing between them) and collects what comes back until
-// the server closes or one complete response (head plus Content-Length bytes) has arrived.
-function rawExchange(
-  port: number,
-  pieces: Array<string | Buffer>,
-  pauseMs = 20,
-): Promise<{ text: string; closedAfterMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const chunks: Buffer[] = [];
-    const done = () => resolve({ text: Buffer.concat(chunks).toString("latin1"), closedAfterMs: Date.now() - started });
-    const socket: Socket = connect(port, "127.0.0.1", async () => {
-      for (const piece of pieces) {
-        if (socket.destroyed) break;
-        socket.write(piece);
-        await new Promise((r) => setTimeout(r, pauseMs));
-      }
-    });
-    socket.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      const text = Buffer.concat(chunks).toString("latin1");
-      const headEnd = text.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text.slice(0, headEnd + 2));
-      if (headEnd >= 0 && length !== null && text.length - headEnd - 4 >= Number(length[1])) {
-        socket.destroy();
-        done();
-      }
-    });
-    socket.on("error", reject);
-    socket.on("close", done);
-  });
-}
+import {
+  BPF,
+  expectServing,
+  FIXTURE,
+  fixtureFile,
+  fixtureJson,
+  KEPLER_0712_BODY,
+  linearModel,
+  postModel,
+  rawExchange,
+  SILENT_TIMEOUT_MS,
+  startTestRegistry,
+  type TestRegistry,
+} from "../../test/support/registry-http.js";
 
 describe("the reference's HTTP API on the registry port, ec2 fixture imported", () => {
   let server: TestRegistry;
@@ -342,95 +242,5 @@ describe("the reference's HTTP API on the registry port, ec2 fixture imported", 
         "kepler.model.v1.RegistryService",
       ]);
     }
-  });
-});
-
-describe("selection across pipelines when the request names none", () => {
-  let server: TestRegistry;
-  beforeAll(async () => {
-    server = await startTestRegistry();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-
-  const keplerRequest = { ...JSON.parse(KEPLER_0712_BODY), node_type: -1, machine_spec: null };
-  const servedBy = async () =>
-    ((await (await postModel(server, keplerRequest)).json()) as { model_name: string; mae: number }).mae;
-
-  it("the better model wins whichever pipeline was published last", async () => {
-    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "good", maeWatts: 4 })));
-    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "later", maeWatts: 9 })));
-    expect(await servedBy()).toBe(4);
-    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "latest", maeWatts: 2 })));
-    expect(await servedBy()).toBe(2);
-    const grpcAnswer = await server.registry.client.selectModel({
-      featureNames: BPF,
-      outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-      energySource: "rapl-sysfs",
-      metadataOnly: true,
-    });
-    expect(grpcAnswer.metadata?.location?.pipelineName).toBe("latest");
-    expect(grpcAnswer.selection?.reason).toBe(
-      'SGDRegressorTrainer_0 has the lowest held-out MAE (2 W) of 3 candidate models in BPFOnly of pipelines "good", "later", "latest"; trained for any node type (no machine spec)',
-    );
-  });
-
-  it("breaks an MAE tie by pipeline name", async () => {
-    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "aaa", maeWatts: 2 })));
-    const answer = await server.registry.client.selectModel({
-      featureNames: BPF,
-      outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-      energySource: "rapl-sysfs",
-      metadataOnly: true,
-    });
-    expect(answer.metadata?.location?.pipelineName).toBe("aaa");
-  });
-
-  it("GET /best-models applies the same rule", async () => {
-    const listed = await server.registry.client.listBestModels({ energySource: "rapl-sysfs" });
-    expect(listed.bestModels.map((b) => [b.location?.pipelineName, b.modelName, b.maeWatts])).toEqual([
-      ["aaa", "SGDRegressorTrainer_0", 2],
-    ]);
-    expect(await (await fetch(server.url("/best-models"))).json()).toEqual({
-      AbsPower: { BPFOnly: "SGDRegressorTrainer_0" },
-      DynPower: {},
-    });
-  });
-
-  it("names every pipeline it searched when nothing fits", async () => {
-    const response = await postModel(server, { ...keplerRequest, trainer_name: "LogisticRegressionTrainer" });
-    expect(response.status).toBe(400);
-    expect(await response.text()).toMatch(
-      /: 4 AbsPower models for rapl-sysfs in pipelines "aaa", "good", "later", "latest" cover the given features, but none passes trainer_name "LogisticRegressionTrainer" and weight/,
-    );
-    const acpi = await postModel(server, { ...keplerRequest, source: "acpi" });
-    expect(await acpi.text()).toMatch(/: no pipeline holds models for acpi: publish or import one first$/);
-  });
-
-  it("serves LinearRegressionTrainer weights (Kepler runs them)", async () => {
-    await publishTestArchive(
-      server.registry,
-      buildTestArchive(linearModel({ pipelineName: "good", trainerName: "LinearRegressionTrainer", maeWatts: 1 })),
-    );
-    const answer = (await (await postModel(server, { ...keplerRequest, trainer_name: "" })).json()) as Record<string, unknown>;
-    expect([answer.model_name, answer.mae]).toEqual(["LinearRegressionTrainer_0", 1]);
-  });
-  it("prefers a model trained for the requested node type over a lower MAE in another pipeline", async () => {
-    await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "zzz", nodeType: 5, maeWatts: 0.5 })));
-    const pick = async (nodeType: number) => {
-      const answer = await server.registry.client.selectModel({
-        featureNames: BPF,
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-        trainerName: "SGDRegressorTrainer",
-        nodeType,
-        metadataOnly: true,
-      });
-      return [answer.metadata?.location?.pipelineName, answer.metadata?.modelName, answer.selection?.modelMatchesNodeType];
-    };
-    expect(await pick(0)).toEqual(["aaa", "SGDRegressorTrainer_0", true]);
-    expect(await pick(5)).toEqual(["zzz", "SGDRegressorTrainer_5", true]);
-    expect(await pick(-1)).toEqual(["zzz", "SGDRegressorTrainer_5", true]);
   });
 });
