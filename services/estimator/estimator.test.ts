@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EstimateRequest } from "../generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { silentLogger } from "../kit/observe/logger.js";
 import { discoverMachineSpec } from "../node-types/index.js";
@@ -13,89 +12,12 @@ import { createRegistryClient } from "../registry/client.js";
 import { startRegistry } from "../registry/main.js";
 import { zipFolderTree } from "../models/index.js";
 import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../../test/support/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
+import { BPF, KEPLER_METRICS, keplerRow, linearModel, powersOf, request, spec } from "../../test/support/estimate-requests.js";
 import { createEstimatorClient } from "./client.js";
 import { startEstimator } from "./main.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
-// Kepler v0.9's process feature names (kepler-collector §1.3), in its order.
-const KEPLER_METRICS = [
-  "cpu_cycles",
-  "cpu_instructions",
-  "cache_miss",
-  "cpu_ref_cycles",
-  "bpf_cpu_time_ms",
-  "bpf_net_tx_irq",
-  "bpf_net_rx_irq",
-  "bpf_block_irq",
-  "bpf_page_cache_hit",
-];
-const BPF = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
-const spec = (cores: number) => ({
-  processor: "",
-  cores,
-  chips: 0,
-  memoryGib: 0,
-  frequencyMhz: 0,
-  vendor: "",
-  threadsPerCore: 0,
-});
-
-function packRows(rows: number[][]): Buffer {
-  return Buffer.from(Float64Array.from(rows.flat()).buffer);
-}
-
-function request(features: string[], rows: number[][], extra: Partial<EstimateRequest> = {}): EstimateRequest {
-  return {
-    featureNames: features,
-    rowCount: rows.length,
-    values: packRows(rows),
-    valueList: [],
-    outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-    energySource: "rapl-sysfs",
-    systemFeatureNames: ["cpu_architecture"],
-    systemFeatureValues: ["Cascade Lake"],
-    trainerName: "",
-    filter: "",
-    machineSpec: spec(48),
-    unavailableFeatureNames: [],
-    pipelineName: "",
-    ...extra,
-  };
-}
-
-function keplerRow(bpfCpuTimeMs: number, pageCacheHit: number): number[] {
-  const row = KEPLER_METRICS.map((_, i) => 1000 * (i + 1));
-  row[4] = bpfCpuTimeMs;
-  row[8] = pageCacheHit;
-  return row;
-}
-
-const powersOf = (response: { componentPowers: Array<{ component: string; powerWatts: number[] }> }) =>
-  Object.fromEntries(response.componentPowers.map((c) => [c.component, c.powerWatts]));
-
-function linearModel(
-  trainerName: string,
-  maeWatts: number,
-  intercept: number,
-  pipelineName: string,
-  extra: Partial<TestModelSpec> = {},
-): TestModelSpec {
-  return {
-    pipelineName,
-    energySource: "rapl-sysfs",
-    featureGroup: "BPFOnly",
-    trainerName,
-    nodeType: 0,
-    features: BPF,
-    scale: [4000, 50],
-    maeWatts,
-    model: { kind: "linear", components: [intercept, 0, -5, 10].map((b) => ({ intercept: b, coefficients: [80, 2] })) },
-    machineSpec: { processor: "intel_xeon_platinum_8259cl", cores: 96, chips: 2, memory: 377, frequency: 3500 },
-    ...extra,
-  };
-}
-
 let dir: string;
 let registryHandle: Awaited<ReturnType<typeof startRegistry>>;
 let estimatorHandle: Awaited<ReturnType<typeof startEstimator>>;
