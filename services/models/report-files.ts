@@ -1,12 +1,13 @@
 // The files of a pipeline's stored accuracy report (`<pipeline>/report/`): exactly what `kepler-model
 // report` writes (cli/commands/report.ts: report.html, and per energy source the charts of
-// cli/report/report-charts.ts as SVG and PNG; tables as CSV). Import keeps only these, each with the
+// cli/report/report-charts.ts as SVG and PNG; tables as CSV; each model's per-row predictions,
+// reportPredictionsFile in model-location.ts). Import keeps only these, each with the
 // content its name says, so a zip cannot plant other pages; the registry serves them under a policy
 // that runs no script (registry/browser-page-headers.ts).
 
 const CHART_KINDS = ["power", "mae", "residual", "distribution", "intervals"] as const;
 const REPORT_FILE = new RegExp(
-  `^(?:report\\.html|(?:${CHART_KINDS.join("|")})-[a-z0-9_-]{1,64}\\.(?:svg|png)|[a-z0-9_-]{1,64}\\.csv)$`,
+  `^(?:report\\.html|(?:${CHART_KINDS.join("|")})-[a-z0-9_-]{1,64}\\.(?:svg|png)|[a-z0-9_-]{1,64}\\.csv|predictions-[A-Za-z0-9_-]{1,200}\\.csv)$`,
 );
 
 /** The content type a stored report file is served with, by its extension. */

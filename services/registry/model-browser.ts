@@ -8,6 +8,7 @@
 //   /ui/compare/<a>/<b>                           two pipelines' best models side by side
 import { NotFoundError } from "../domain/errors.js";
 import { REPORT_FOLDER } from "../models/index.js";
+import { isReportFileName, REPORT_CONTENT_TYPES } from "../models/report-files.js";
 import { comparePage } from "./browser/compare-page.js";
 import type { BrowserPage } from "./browser/html.js";
 import { modelPage, parseOutputType } from "./browser/model-page.js";
@@ -17,16 +18,10 @@ import type { ModelCatalogue } from "./domain/model-catalogue.js";
 
 export type { BrowserPage } from "./browser/html.js";
 
-const CONTENT_TYPES: Record<string, string> = {
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".html": "text/html; charset=utf-8",
-  ".csv": "text/csv; charset=utf-8",
-};
-
+// Only the files `kepler-model report` writes are served, each with the content type its extension says.
 async function reportFile(store: ModelCatalogue, name: string, file: string): Promise<BrowserPage> {
-  const type = CONTENT_TYPES[file.slice(file.lastIndexOf("."))];
-  if (type === undefined || !/^[\w.-]+$/.test(file) || file.startsWith(".")) throw new NotFoundError(`report file ${file}`);
+  const type = REPORT_CONTENT_TYPES[file.slice(file.lastIndexOf("."))];
+  if (type === undefined || !isReportFileName(file)) throw new NotFoundError(`report file ${file}`);
   const body = await store.readPipelineFile(name, `${REPORT_FOLDER}/${file}`).catch(() => undefined);
   if (body === undefined) throw new NotFoundError(`report file ${file} of pipeline ${name}`);
   return { contentType: type, body };

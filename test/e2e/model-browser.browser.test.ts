@@ -268,6 +268,10 @@ describe("model browser and report in a real browser (chromium)", needs(CHROMIUM
     const { page, errors } = await openPage();
     await page.goto(`${base}/ui/pipeline/mirrored`);
     expect(await page.locator("figure.chart img").count()).toBe(10);
+    await page.goto(`${base}/ui/pipeline/mirrored/model/rapl-sysfs/AbsPower/CounterOnly/LinearRegressionTrainer_0`);
+    const csv = await fetch(`${base}${await page.locator("a.predictions").getAttribute("href")}`);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect((await csv.text()).split("\n")[0]).toContain("package_measured_watts,package_predicted_watts");
     expect(errors).toEqual([]);
     await page.close();
   });
