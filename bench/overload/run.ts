@@ -11,24 +11,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status } from "nice-grpc";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
-import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { ms, printTable } from "../support/measure.js";
+import { admissionCost } from "./admission-cost.js";
+import { FLOOD, type Outcome, createDoors, timed } from "./flood-doors.js";
 
 const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-client", "0", "--max-streams", "16"];
 const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority-calls", "64"];
-const FLOOD = 400;
 const FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
-const KEPLER_IDLE =
-  '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit"],"values":[[10,2]],"output_type":"AbsPower","source":"intel_rapl","system_features":[],"system_values":[],"trainer_name":"","filter":""}';
 
 async function startServers(modelPath: string, socket: string) {
   const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
@@ -73,35 +69,21 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
 
-interface Outcome {
-  ok: boolean;
-  refused: boolean;
-  ms: number;
-}
-
-async function timed(call: () => Promise<boolean | void>): Promise<Outcome> {
-  const start = performance.now();
-  try {
-    const refusedInBand = (await call()) === true;
-    return { ok: !refusedInBand, refused: refusedInBand, ms: performance.now() - start };
-  } catch (error) {
-    const refused = error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED;
-    return { ok: false, refused, ms: performance.now() - start };
-  }
-}
-
-function httpGet(port: number, path: string): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: "127.0.0.1", port, path, agent: false }, (response) => {
-      response.resume();
-      response.on("end", () => resolve(response.statusCode === 429));
-    });
-    request.on("error", reject);
-    request.end();
+// Runs the flood of one door in a child process (flood-child.ts) and returns its outcomes.
+async function floodFromChild(door: string, registryAddress: string, socketPath: string): Promise<Outcome[]> {
+  const script = new URL("./flood-child.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath], {
+    stdio: ["ignore", "pipe", "inherit"],
   });
+  let output = "";
+  child.stdout?.on("data", (data: Buffer) => (output += data.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
+  return JSON.parse(output) as Outcome[];
 }
 
 export default async function run(): Promise<void> {
+  admissionCost();
   const dir = await mkdtemp(join(tmpdir(), "bench-overload-"));
   const socketPath = join(dir, "estimator.sock");
   const servers = await startServers(join(dir, "models"), socketPath);
@@ -137,28 +119,17 @@ export default async function run(): Promise<void> {
       for (let i = 0; i < count; i++) samples.push((await timed(async () => void (await estimate()))).ms);
       return samples;
     };
-    const socketCall = async () => JSON.parse((await keplerSidecarCall(socketPath, KEPLER_IDLE)).allBytes).msg !== "";
-    const drainWatch = async () => {
-      for await (const _ of registry.client.watchModels({}, { signal: AbortSignal.timeout(3000) })) void _;
-    };
-    const doors: Record<string, () => Promise<boolean | void>> = {
-      "gRPC unary (ListModels)": async () => void (await registry.client.listModels({})),
-      "gRPC stream (WatchModels, held 3 s)": () =>
-        drainWatch().catch((error: unknown) => {
-          if (error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED) throw error;
-        }),
-      "HTTP (GET /best-models)": () => httpGet(registryPort, "/best-models"),
-      "socket (Kepler request)": socketCall,
-    };
+    const doors = createDoors({ registry, registryPort, socketPath });
     await estimateLatencies(200);
     const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
     const rows: string[][] = [];
     for (const [door, call] of Object.entries(doors)) {
       const unloaded: number[] = [];
-      for (let i = 0; i < 50; i++) unloaded.push((await timed(call)).ms);
+      for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
       const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
+        // The flood comes from its own process, so the Estimate probe here does not queue behind it.
         const beside = estimateLatencies(100);
-        const outcomes = await Promise.all(Array.from({ length: FLOOD }, () => timed(call)));
+        const outcomes = await floodFromChild(door, servers.registry, socketPath);
         return { outcomes, beside: await beside };
       });
       const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
@@ -168,7 +139,7 @@ export default async function run(): Promise<void> {
         String(admitted.length),
         String(refused.length),
         String(result.outcomes.length - admitted.length - refused.length),
-        `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(Math.max(...refused, Number.NaN))}`,
+        `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
         `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
         `${ms(unloadedEstimate)} -> ${ms(quantile(result.beside, 0.99))}`,
         `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
@@ -191,7 +162,7 @@ export default async function run(): Promise<void> {
 
     // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
     const quiet: number[] = [];
-    for (let i = 0; i < 50; i++) quiet.push((await timed(socketCall)).ms);
+    for (let i = 0; i < 50; i++) quiet.push((await timed(doors["socket (Kepler request)"]!)).ms);
     const stalled = Array.from({ length: 64 }, () => {
       const socket = connect(socketPath);
       socket.on("error", () => undefined);
@@ -205,7 +176,7 @@ export default async function run(): Promise<void> {
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const underStall: Outcome[] = [];
-    for (let i = 0; i < 50; i++) underStall.push(await timed(socketCall));
+    for (let i = 0; i < 50; i++) underStall.push(await timed(doors["socket (Kepler request)"]!));
     for (const client of stalled) client.stop();
     const answered = underStall.filter((o) => o.ok).map((o) => o.ms);
     printTable(

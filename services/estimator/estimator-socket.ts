@@ -83,13 +83,16 @@ async function clearStaleSocket(path: string): Promise<void> {
   await unlink(path);
 }
 
+// A connection still sending its request this long after it opened may be evicted for a newcomer.
+const STALLED_MS = 100;
+
 /** Starts listening on `options.path` (see the file comment). */
 export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {
   const limits = { ...DEFAULT_ESTIMATOR_SOCKET_LIMITS, ...options.limits };
   const { logger, path } = options;
   await clearStaleSocket(path);
   // Open connections, oldest first, and whether each is still sending its request (evictable).
-  const connections = new Map<Socket, { sending: boolean }>();
+  const connections = new Map<Socket, { sending: boolean; openedMs: number }>();
   // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
   const pipeline: CallPipeline = createCallPipeline({
     service: "estimator",
@@ -137,10 +140,12 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     }
   }
 
-  // Makes room for a newcomer: the oldest connection still sending is dropped; false when none is.
+  // Makes room for a newcomer: the oldest connection still sending its request after STALLED_MS is
+  // dropped; false when none is (a burst of fresh requests is not evicted for another one).
   function evictStalled(): boolean {
+    const now = performance.now();
     for (const [socket, state] of connections) {
-      if (!state.sending) continue;
+      if (!state.sending || now - state.openedMs < STALLED_MS) continue;
       logger.warn({ connections: connections.size }, "estimator socket full; dropping the oldest unfinished request");
       state.sending = false;
       socket.destroy();
@@ -152,11 +157,12 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
 
   function handle(socket: Socket): void {
     if (connections.size >= limits.maxConnections && !evictStalled()) {
-      logger.warn({ connections: connections.size }, "estimator socket full of requests being answered; dropping a new one");
-      socket.destroy();
+      // Every slot holds a request being read or answered: the newcomer gets the busy reply at once.
+      socket.on("error", () => undefined);
+      socket.end(encodeErrorResponse(`server busy: ${limits.maxConnections} requests open; retry later`, 0));
       return;
     }
-    const state = { sending: true };
+    const state = { sending: true, openedMs: performance.now() };
     connections.set(socket, state);
     socket.once("close", () => connections.delete(socket));
     socket.on("error", (error) => logger.debug({ reason: error.message }, "socket client error"));

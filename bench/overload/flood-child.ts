@@ -1,0 +1,12 @@
+// One flood of bench/overload from its own process: FLOOD concurrent calls of one door, outcomes as JSON
+// on stdout. Arguments: <door> <registry host:port> <estimator socket path>.
+import { createRegistryClient } from "../../services/registry/client.js";
+import { FLOOD, createDoors, timed } from "./flood-doors.js";
+
+const [door, registryAddress, socketPath] = process.argv.slice(2) as [string, string, string];
+const registry = createRegistryClient(registryAddress);
+const call = createDoors({ registry, registryPort: Number(registryAddress.split(":").at(-1)), socketPath })[door];
+if (call === undefined) throw new Error(`unknown door ${door}`);
+const outcomes = await Promise.all(Array.from({ length: FLOOD }, () => timed(call)));
+registry.close();
+process.stdout.write(JSON.stringify(outcomes));
