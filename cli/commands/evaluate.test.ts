@@ -1,120 +1,38 @@
 // `kepler-model evaluate` on models trained by `kepler-model train` into a temporary MODEL_PATH, applied to
 // the bundled coremark recording. The expected errors are computed here from the model files and the
 // reference's own tables (its extract and isolate_min CSVs of the same recording), with plain arithmetic.
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
-import { extractorFixturePath, readGoldenCsv } from "../../test/support/extractor-fixtures.js";
+import { readGoldenCsv } from "../../test/support/extractor-fixtures.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
+import {
+  cli,
+  columnsOf,
+  COREMARK,
+  errors,
+  IDLE,
+  linearPredictions,
+  PIPELINE,
+  relative,
+  type Report,
+  trainEvaluatedModels,
+} from "../../test/support/evaluated-models.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { startRegistry } from "../../services/registry/main.js";
-
-const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
-const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
-const PIPELINE = "std_v0.7.11";
-
-interface Report {
-  models: Array<{
-    energySource: string;
-    outputType: string;
-    featureGroup: string;
-    modelName: string;
-    rowCount: number;
-    maeWatts: number;
-    components: Array<{ component: string; maeWatts: number; mapePercent: number; maxErrorWatts: number }>;
-  }>;
-  skipped: Array<{ featureGroup: string; modelName: string; reason: string }>;
-}
 
 let modelPath: string;
 let folder: string;
 
-async function cli(argv: string[]): Promise<string> {
-  const result = await run(argv);
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  return result.stdout;
-}
-
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
-  modelPath = join(folder, "models");
-  const train = (input: string, source: string, group: string, trainers: string, extra: string[] = []) =>
-    cli([
-      "train",
-      "--input",
-      input,
-      "--source",
-      source,
-      "--feature-group",
-      group,
-      "--trainers",
-      trainers,
-      "--model-path",
-      modelPath,
-      ...extra,
-    ]);
-  await train(
-    COREMARK,
-    "rapl-sysfs",
-    "CounterOnly",
-    "LinearRegressionTrainer,KNeighborsRegressorTrainer,PolynomialRegressionTrainer",
-  );
-  await train(COREMARK, "acpi", "CounterOnly", "LinearRegressionTrainer");
-  // A BPFOnly model (trained on the idle recording): coremark has no BPF metrics, so it is skipped.
-  await train(IDLE, "acpi", "BPFOnly", "LinearRegressionTrainer");
-  // DynPower: the min isolator's table of the recording, then a model on it.
-  const isolated = join(folder, "isolated.csv");
-  await cli(["isolate", "--input", COREMARK, "--source", "rapl-sysfs", "--feature-group", "CounterOnly", "--out", isolated]);
-  await train(isolated, "rapl-sysfs", "CounterOnly", "LinearRegressionTrainer", ["--output-type", "DynPower"]);
+  modelPath = await trainEvaluatedModels(folder);
 }, 120_000);
 
 afterAll(async () => {
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
-
-/** Predictions of a saved linear model on table rows: (x / scale) . coefficients + intercept, clamped at 0. */
-async function linearPredictions(modelFolder: string, component: string, column: (name: string) => number[]): Promise<number[]> {
-  const scaler = JSON.parse(await readFile(join(modelFolder, "scaler.json"), "utf8")) as { features: string[]; scale: number[] };
-  const model = JSON.parse(await readFile(join(modelFolder, `${component}.json`), "utf8")) as {
-    kind: string;
-    coefficients: number[];
-    intercept: number;
-  };
-  expect(model.kind).toBe("linear");
-  const features = scaler.features.map(column);
-  return features[0]!.map((_, row) =>
-    Math.max(
-      0,
-      scaler.features.reduce(
-        (sum, _name, j) => sum + (features[j]![row]! / scaler.scale[j]!) * model.coefficients[j]!,
-        model.intercept,
-      ),
-    ),
-  );
-}
-
-function errors(measured: number[], predicted: number[]) {
-  const absolute = measured.map((y, i) => Math.abs(y - predicted[i]!));
-  const positive = measured.map((y, i) => [y, absolute[i]!] as const).filter(([y]) => y > 0);
-  return {
-    mae: absolute.reduce((a, b) => a + b, 0) / absolute.length,
-    mape: positive.length === 0 ? -1 : (positive.reduce((sum, [y, e]) => sum + e / y, 0) / positive.length) * 100,
-    max: Math.max(...absolute),
-  };
-}
-
-function columnsOf(header: readonly string[], rows: ReadonlyArray<readonly string[]>) {
-  return (name: string) => {
-    const index = header.indexOf(name);
-    expect(index, name).toBeGreaterThanOrEqual(0);
-    return rows.map((row) => Number(row[index]));
-  };
-}
-
-const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
 
 describe("kepler-model evaluate", () => {
   it("--json: each model's MAE, MAPE and max error per component equal the ones computed from the reference's table", async () => {
@@ -280,93 +198,6 @@ describe("kepler-model evaluate", () => {
     ) as Report;
     expect(report.models.map((m) => `${m.energySource}/${m.modelName}`)).toEqual(["rapl-sysfs/KNeighborsRegressorTrainer_0"]);
     expect(report.skipped).toEqual([]);
-  });
-
-  it("--output-type DynPower: the model on the min-isolated recording, checked on the reference's isolate_min table", async () => {
-    const report = JSON.parse(
-      await cli([
-        "evaluate",
-        "--pipeline",
-        PIPELINE,
-        "--input",
-        COREMARK,
-        "--model-path",
-        modelPath,
-        "--output-type",
-        "DynPower",
-        "--json",
-        "--in-sample",
-      ]),
-    ) as Report;
-    expect(report.models).toHaveLength(1);
-    const [model] = report.models;
-    const golden = readIsolatorGolden("isolate_min_rapl-sysfs_CounterOnly.csv");
-    const column = columnsOf(golden.header, golden.rows);
-    const modelFolder = join(modelPath, PIPELINE, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0");
-    expect(model!.rowCount).toBe(golden.rows.length);
-    const expected = errors(column("package_power"), await linearPredictions(modelFolder, "package", column));
-    const ours = model!.components.find((c) => c.component === "package")!;
-    // The isolated labels are differences (power minus its minimum), equal to the golden within 1e-9 relative.
-    expect(relative(ours.maeWatts, expected.mae)).toBeLessThan(1e-9);
-    expect(relative(ours.maxErrorWatts, expected.max)).toBeLessThan(1e-9);
-
-    // A pipeline trained with the profile isolator: evaluated with min, and said so.
-    const profiled = join(modelPath, "profiled");
-    await cp(modelFolder, join(profiled, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0"), {
-      recursive: true,
-    });
-    await writeFile(
-      join(profiled, "metadata.json"),
-      JSON.stringify({ name: "profiled", isolator: "profile", extractor: "default" }),
-    );
-    const stdout = await cli([
-      "evaluate",
-      "--pipeline",
-      "profiled",
-      "--input",
-      COREMARK,
-      "--model-path",
-      modelPath,
-      "--output-type",
-      "DynPower",
-      "--in-sample",
-    ]);
-    expect(stdout).toContain("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n");
-    expect(stdout).toContain(`  package    187 in-sample  ${expected.mae.toFixed(4)}  `);
-  });
-
-  it("evaluates a model imported from kepler-model-db (metadata.json and weight.json only) like ours", async () => {
-    const ours = join(modelPath, PIPELINE, "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
-    const imported = join(modelPath, "imported", "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
-    await cp(join(ours, "weight.json"), join(imported, "weight.json"), { recursive: true });
-    const metadata = JSON.parse(await readFile(join(ours, "metadata.json"), "utf8")) as Record<string, unknown>;
-    delete metadata.format_version;
-    await writeFile(join(imported, "metadata.json"), JSON.stringify(metadata));
-    const evaluate = async (pipeline: string) =>
-      (
-        JSON.parse(
-          await cli([
-            "evaluate",
-            "--pipeline",
-            pipeline,
-            "--input",
-            COREMARK,
-            "--model-path",
-            modelPath,
-            "--model",
-            "LinearRegressionTrainer_0",
-            "--source",
-            "rapl-sysfs",
-            "--json",
-          ]),
-        ) as Report
-      ).models[0]!.components;
-    const fromWeights = await evaluate("imported");
-    const fromModels = await evaluate(PIPELINE);
-    fromWeights.forEach((c, i) => {
-      expect(c.component).toBe(fromModels[i]!.component);
-      expect(Math.abs(c.maeWatts - fromModels[i]!.maeWatts)).toBeLessThan(1e-9);
-    });
   });
 
   it("explains mistakes: usage errors exit 2, a missing pipeline or model exits 1", async () => {

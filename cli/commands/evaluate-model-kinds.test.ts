@@ -1,0 +1,119 @@
+// `kepler-model evaluate` on a DynPower model (checked on the reference's isolate_min table) and on a model
+// imported from kepler-model-db, trained as in evaluate.test.ts.
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
+import {
+  cli,
+  columnsOf,
+  COREMARK,
+  errors,
+  linearPredictions,
+  PIPELINE,
+  relative,
+  type Report,
+  trainEvaluatedModels,
+} from "../../test/support/evaluated-models.js";
+
+let modelPath: string;
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
+  modelPath = await trainEvaluatedModels(folder);
+}, 120_000);
+
+afterAll(async () => {
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+describe("kepler-model evaluate", () => {
+  it("--output-type DynPower: the model on the min-isolated recording, checked on the reference's isolate_min table", async () => {
+    const report = JSON.parse(
+      await cli([
+        "evaluate",
+        "--pipeline",
+        PIPELINE,
+        "--input",
+        COREMARK,
+        "--model-path",
+        modelPath,
+        "--output-type",
+        "DynPower",
+        "--json",
+        "--in-sample",
+      ]),
+    ) as Report;
+    expect(report.models).toHaveLength(1);
+    const [model] = report.models;
+    const golden = readIsolatorGolden("isolate_min_rapl-sysfs_CounterOnly.csv");
+    const column = columnsOf(golden.header, golden.rows);
+    const modelFolder = join(modelPath, PIPELINE, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0");
+    expect(model!.rowCount).toBe(golden.rows.length);
+    const expected = errors(column("package_power"), await linearPredictions(modelFolder, "package", column));
+    const ours = model!.components.find((c) => c.component === "package")!;
+    // The isolated labels are differences (power minus its minimum), equal to the golden within 1e-9 relative.
+    expect(relative(ours.maeWatts, expected.mae)).toBeLessThan(1e-9);
+    expect(relative(ours.maxErrorWatts, expected.max)).toBeLessThan(1e-9);
+
+    // A pipeline trained with the profile isolator: evaluated with min, and said so.
+    const profiled = join(modelPath, "profiled");
+    await cp(modelFolder, join(profiled, "rapl-sysfs", "DynPower", "CounterOnly", "LinearRegressionTrainer_0"), {
+      recursive: true,
+    });
+    await writeFile(
+      join(profiled, "metadata.json"),
+      JSON.stringify({ name: "profiled", isolator: "profile", extractor: "default" }),
+    );
+    const stdout = await cli([
+      "evaluate",
+      "--pipeline",
+      "profiled",
+      "--input",
+      COREMARK,
+      "--model-path",
+      modelPath,
+      "--output-type",
+      "DynPower",
+      "--in-sample",
+    ]);
+    expect(stdout).toContain("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n");
+    expect(stdout).toContain(`  package    187 in-sample  ${expected.mae.toFixed(4)}  `);
+  });
+
+  it("evaluates a model imported from kepler-model-db (metadata.json and weight.json only) like ours", async () => {
+    const ours = join(modelPath, PIPELINE, "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    const imported = join(modelPath, "imported", "rapl-sysfs", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
+    await cp(join(ours, "weight.json"), join(imported, "weight.json"), { recursive: true });
+    const metadata = JSON.parse(await readFile(join(ours, "metadata.json"), "utf8")) as Record<string, unknown>;
+    delete metadata.format_version;
+    await writeFile(join(imported, "metadata.json"), JSON.stringify(metadata));
+    const evaluate = async (pipeline: string) =>
+      (
+        JSON.parse(
+          await cli([
+            "evaluate",
+            "--pipeline",
+            pipeline,
+            "--input",
+            COREMARK,
+            "--model-path",
+            modelPath,
+            "--model",
+            "LinearRegressionTrainer_0",
+            "--source",
+            "rapl-sysfs",
+            "--json",
+          ]),
+        ) as Report
+      ).models[0]!.components;
+    const fromWeights = await evaluate("imported");
+    const fromModels = await evaluate(PIPELINE);
+    fromWeights.forEach((c, i) => {
+      expect(c.component).toBe(fromModels[i]!.component);
+      expect(Math.abs(c.maeWatts - fromModels[i]!.maeWatts)).toBeLessThan(1e-9);
+    });
+  });
+});
