@@ -184,6 +184,19 @@ describe("model lifecycle", () => {
         /^rolled back std\/rapl-sysfs\/AbsPower\/CounterOnly\/LinearRegressionTrainer_0 from [0-9a-f]{12} to [0-9a-f]{12}; 0 earlier versions kept\n$/,
       ),
     ]);
+    // Nothing earlier is kept now: a second rollback fails, saying so.
+    out = "";
+    const again = await modelsCommand.run({
+      positionals: ["rollback", MODEL],
+      flags: { "registry-address": registryHandle.address },
+      stdout,
+      stderr: stdout,
+      env: {},
+    } as unknown as Parameters<typeof modelsCommand.run>[0]);
+    expect([again, out]).toEqual([
+      1,
+      `kepler-model models rollback: FAILED_PRECONDITION: model ${MODEL} has no earlier version to roll back to\n`,
+    ]);
     let watts = await estimatePackageWatts();
     for (let i = 0; i < 100 && watts !== firstWatts; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
