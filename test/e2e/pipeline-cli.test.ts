@@ -174,9 +174,11 @@ describe("kepler-model pipeline", () => {
     );
     expect(code).toBe(0);
     expect(stderr).toMatch(
+      // eslint-disable-next-line no-control-regex -- the progress bar's terminal escape
       /\r\x1b\[K\[#{12}\.{12}\] train 1\/2 rapl-sysfs\/CounterOnly\/AbsPower\/(LinearRegression|SGDRegressor)Trainer/,
     );
     expect(stderr).toMatch(
+      // eslint-disable-next-line no-control-regex -- the progress bar's terminal escape
       /\r\x1b\[K\[#{24}\] train 2\/2 rapl-sysfs\/CounterOnly\/AbsPower\/(LinearRegression|SGDRegressor)Trainer/,
     );
     expect(stderr.endsWith("\r\x1b[K")).toBe(true);
