@@ -8,48 +8,16 @@ import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FailedPreconditionError, InvalidInputError } from "../../services/domain/errors.js";
-import { createLinearWeights, createZip, type ModelLocation, readZip } from "../../services/models/index.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { ModelCatalogue } from "../../services/registry/domain/model-catalogue.js";
 import { listKeptVersions, readKeptVersion } from "../../services/registry/domain/model-versions.js";
 import { rollbackModel } from "../../services/registry/domain/rollback-model.js";
 import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
-import type { ModelFiles, ModelStorage } from "../../services/registry/storage/model-storage.js";
+import type { ModelStorage } from "../../services/registry/storage/model-storage.js";
 import { S3ModelStorage } from "../../services/registry/storage/s3/s3-model-storage.js";
 import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
 import { needs, type SystemTool } from "../support/system-tools.js";
-
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const text = (s: string) => new TextEncoder().encode(s);
-const LOCATION: ModelLocation = {
-  pipelineName: "std",
-  energySource: "acpi",
-  outputType: "AbsPower",
-  featureGroup: "BPFOnly",
-  modelName: "LinearRegressionTrainer_0",
-};
-const files = (version: string, weights = true): ModelFiles => ({
-  zip: text(`zip ${version}`),
-  ...(weights ? { weightJson: `{"weights":"${version}"}` } : {}),
-  folderEntries: [{ name: "metadata.json", data: text(`{"version":"${version}"}`) }],
-});
-
-/**
- * A servable model: metadata.json in the zip, Kepler's weight.json beside it; with `heldOut`, the metadata
- * carries the trainer's held-out error of its one component (acpi: platform), which the publish gate compares.
- */
-function servableModel(maeWatts: number, heldOut = false): { zip: Uint8Array; weightJson: string } {
-  const metadata = { model_name: LOCATION.modelName, features: ["bpf_cpu_time_ms"], mae: maeWatts, output_type: "AbsPower" };
-  const held = { row_count: 2, timestamps: [1, 2], mae: maeWatts, components: { platform: { mae: maeWatts, mape: 1 } } };
-  return {
-    zip: createZip([{ name: "metadata.json", data: text(JSON.stringify(heldOut ? { ...metadata, held_out: held } : metadata)) }]),
-    weightJson: JSON.stringify({ platform: createLinearWeights(["bpf_cpu_time_ms"], [1000], [10], 5) }),
-  };
-}
-const heldOutModel = (maeWatts: number) => servableModel(maeWatts, true);
-const LIFECYCLE = { keptVersions: 3, gate: { marginPercent: 10 } };
-const heldOutMaeOf = (zip: Uint8Array) =>
-  (JSON.parse(Buffer.from(readZip(zip)[0]!.data).toString()) as { held_out: { mae: number } }).held_out.mae;
+import { files, heldOutMaeOf, heldOutModel, LIFECYCLE, LOCATION, quiet, servableModel } from "../support/contract-models.js";
 
 interface Backend {
   name: string;
