@@ -13,6 +13,7 @@ import { silentLogger } from "../kit/observe/logger.js";
 import { createZip, type ZipEntry } from "../models/index.js";
 import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
+import { STORE_FORMAT_FILE } from "./storage/store-format.js";
 import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
 import { buildTestArchive } from "../../test/support/model-archives.js";
 
@@ -69,7 +70,11 @@ async function importError(zip: Uint8Array, name = "hostile") {
 
 async function expectNothingWritten(): Promise<void> {
   expect(await readdir(dir)).toEqual(["models"]);
-  expect((await readdir(join(dir, "models"))).filter((name) => !name.startsWith(".import-"))).toEqual([]);
+  // store-format.json is the store's own marker, written at start, not by an import
+  const written = (await readdir(join(dir, "models"))).filter(
+    (name) => !name.startsWith(".import-") && name !== STORE_FORMAT_FILE,
+  );
+  expect(written).toEqual([]);
 }
 
 describe("ImportPipeline refuses", () => {
