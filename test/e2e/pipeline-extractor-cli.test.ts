@@ -101,9 +101,10 @@ describe("kepler-model pipeline run --extractor", () => {
       ),
     );
 
-    // evaluate reads the pipeline's extractor from metadata.json: the smoothed table, 158 rows.
+    // evaluate reads the pipeline's extractor from metadata.json: the smoothed table, 158 rows in sample.
     const evaluated = await run([
       "evaluate",
+      "--in-sample",
       "--pipeline",
       "cli_smooth",
       "--input",
