@@ -17,6 +17,8 @@ export interface Outcome {
   ok: boolean;
   refused: boolean;
   ms: number;
+  /** Why a call that was neither answered nor refused failed. */
+  error?: string;
 }
 
 export async function timed(call: () => Promise<boolean | void>): Promise<Outcome> {
@@ -26,7 +28,7 @@ export async function timed(call: () => Promise<boolean | void>): Promise<Outcom
     return { ok: !refusedInBand, refused: refusedInBand, ms: performance.now() - start };
   } catch (error) {
     const refused = error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED;
-    return { ok: false, refused, ms: performance.now() - start };
+    return { ok: false, refused, ms: performance.now() - start, ...(refused ? {} : { error: (error as Error).message }) };
   }
 }
 

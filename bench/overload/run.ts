@@ -123,6 +123,7 @@ export default async function run(): Promise<void> {
     await estimateLatencies(200);
     const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
     const rows: string[][] = [];
+    const dropReasons: string[] = [];
     for (const [door, call] of Object.entries(doors)) {
       const unloaded: number[] = [];
       for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
@@ -134,6 +135,8 @@ export default async function run(): Promise<void> {
       });
       const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
       const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
+      const errors = [...new Set(result.outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error.slice(0, 80)])))];
+      if (errors.length > 0) dropReasons.push(`${door}: ${errors.slice(0, 3).join(" | ")}`);
       rows.push([
         door,
         String(admitted.length),
@@ -159,6 +162,7 @@ export default async function run(): Promise<void> {
       ],
       rows,
     );
+    for (const reason of dropReasons) process.stdout.write(`dropped: ${reason}\n`);
 
     // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
     const quiet: number[] = [];
