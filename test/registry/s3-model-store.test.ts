@@ -2,156 +2,36 @@
 // registries over one bucket see each other's publishes and stream them on WatchModels, an estimator
 // behind one replica serves what another published, a publish killed midway is never visible, and an
 // unreachable bucket answers UNAVAILABLE naming the store until it is back.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { ClientError, Status } from "nice-grpc";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { startEstimator } from "../../services/estimator/main.js";
 import { ModelEventKind } from "../../services/generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
-import { metricsRegistry } from "../../services/kit/observe/metrics.js";
-import { zipFolderTree } from "../../services/models/index.js";
-import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { startRegistry } from "../../services/registry/main.js";
-import { buildTestArchive, publishTestArchive, type TestModelSpec } from "../support/model-archives.js";
+import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { spawnNode } from "../support/child-process.js";
-import { runCliCaptured } from "../support/run-cli.js";
-import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
-import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
-import { needs, skipWithout } from "../support/system-tools.js";
+import { RADOSGW_TOOLS } from "../support/radosgw.js";
+import { needs } from "../support/system-tools.js";
+import {
+  bucket,
+  eventually,
+  linear,
+  modelNames,
+  reachableGauge,
+  rgw,
+  scratchDir,
+  startReplica,
+  STORE,
+  useS3Store,
+  handles,
+  POLL_MS,
+} from "../support/s3-store.js";
 
-const BUCKET = "models";
-const STORE = `s3://${BUCKET}/kepler-model-db`;
-const POLL_MS = 200;
-const FEATURES = ["bpf_cpu_time_ms"];
-
-let rgw: RadosgwInstance;
-let bucket: ObjectBucket;
-const dirs: string[] = [];
-const handles: ServerHandle[] = [];
-
-function linear(trainerName: string, intercept: number, pipelineName = "shared"): TestModelSpec {
-  return {
-    pipelineName,
-    energySource: "rapl-sysfs",
-    featureGroup: "BPFOnly",
-    trainerName,
-    nodeType: 0,
-    features: FEATURES,
-    scale: [1000],
-    maeWatts: 2,
-    // package, core, uncore, dram
-    model: { kind: "linear", components: [0, 1, 2, 3].map((i) => ({ intercept: intercept + i, coefficients: [10] })) },
-    withWeights: true,
-  };
-}
-
-async function scratchDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "s3-store-"));
-  dirs.push(dir);
-  return dir;
-}
-
-async function startReplica(options: { pollMs?: number } = {}): Promise<ServerHandle> {
-  const handle = await startRegistry(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      modelPath: await scratchDir(),
-      rescanIntervalMs: 0,
-      sourcePipelines: [],
-      modelStore: STORE,
-      modelStorePollMs: options.pollMs ?? POLL_MS,
-      s3Endpoint: rgw.endpoint,
-      s3Region: "us-east-1",
-      s3TimeoutMs: 3000,
-    },
-    { logger: silentLogger() },
-  );
-  handles.push(handle);
-  return handle;
-}
-
-async function startLocalRegistry(): Promise<ServerHandle> {
-  const handle = await startRegistry(
-    { host: "127.0.0.1", port: 0, modelPath: await scratchDir(), rescanIntervalMs: 0, sourcePipelines: [] },
-    { logger: silentLogger() },
-  );
-  handles.push(handle);
-  return handle;
-}
-
-// A pipeline folder as `models export` writes it: top-level files and `<source>/<type>/<group>/<model>.zip`.
-async function writePipelineFolder(folder: string, pipelineName: string): Promise<void> {
-  const archive = buildTestArchive(linear("LinearRegressionTrainer", 40, pipelineName));
-  const group = join(folder, "rapl-sysfs", "AbsPower", "BPFOnly");
-  await mkdir(group, { recursive: true });
-  await writeFile(join(group, "LinearRegressionTrainer_0.zip"), archive.zip);
-  await writeFile(
-    join(folder, "metadata.json"),
-    JSON.stringify({ name: pipelineName, abs_trainers: ["LinearRegressionTrainer"] }),
-  );
-  await writeFile(join(folder, "node_type_index.json"), "{}");
-}
-
-// kepler_model_registry_store_reachable{store=STORE}, as this process's /metrics shows it.
-async function reachableGauge(): Promise<number | undefined> {
-  const metric = await metricsRegistry.getSingleMetric("kepler_model_registry_store_reachable")?.get();
-  return metric?.values.find((v) => v.labels.store === STORE)?.value;
-}
-
-async function modelNames(address: string, pipelineName = "shared"): Promise<string[]> {
-  const registry = createRegistryClient(address);
-  try {
-    const response = await registry.client.listModels({ pipelineName });
-    return response.models.map((m) => m.modelName).sort();
-  } finally {
-    registry.close();
-  }
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-beforeAll(async () => {
-  if (RADOSGW_TOOLS.some((tool) => !tool.available)) return; // their tests are skipped
-  rgw = await startRadosgw();
-  process.env.AWS_ACCESS_KEY_ID = rgw.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = rgw.secretAccessKey;
-  const admin = new S3Client({
-    endpoint: rgw.endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-  });
-  await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  admin.destroy();
-  bucket = new ObjectBucket(createS3Client({ endpoint: rgw.endpoint, region: "us-east-1", requestTimeoutMs: 5000 }), {
-    bucket: BUCKET,
-    prefix: "kepler-model-db",
-  });
-}, 180_000);
-
-afterAll(async () => {
-  for (const handle of handles.splice(0)) await handle.close();
-  bucket?.close();
-  await rgw?.stop();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+useS3Store();
 
 describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
   it("a publish on one replica is streamed by another's WatchModels and served by an estimator behind it", async () => {
@@ -329,102 +209,4 @@ describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
       ),
     ).toEqual(["LinearRegressionTrainer_0", "SGDRegressorTrainer_0"]);
   }, 60_000);
-});
-
-describe("moving pipelines through buckets and URLs", () => {
-  it("the Tekton s3-push task uploads data/ and models/ with our CLI, and `models import s3://` serves the pushed pipeline", async (context) => {
-    skipWithout(context, ...RADOSGW_TOOLS);
-    const dir = await scratchDir();
-    const workspaceDir = join(dir, "workspace");
-    await mkdir(join(workspaceDir, "data"), { recursive: true });
-    await writeFile(join(workspaceDir, "data", "idle.json"), '{"status":"success"}');
-    await writePipelineFolder(join(workspaceDir, "models", "pushed"), "pushed");
-    const task = readTektonResources().find((r) => r.kind === "Task" && r.metadata.name === "kepler-model-s3-push");
-    if (task === undefined) throw new Error("no s3-push Task");
-    const { stdout } = await runStepScript(task, "push", {
-      params: taskParams(task, { COS_SECRET_NAME: "model-bucket", MACHINE_ID: "machine-1" }),
-      resultsDir: join(dir, "results"),
-      workspaceDir,
-      scratchDir: dir,
-      grpcurlOutput: "",
-      // The secret's keys, as docs/deploy.md creates it (endpointURL for a non-AWS server).
-      secrets: {
-        accessKeyID: rgw.accessKeyId,
-        accessSecret: rgw.secretAccessKey,
-        regionName: "us-east-1",
-        bucketName: BUCKET,
-        endpointURL: rgw.endpoint,
-      },
-    });
-    expect(stdout).toContain("pushed 1 files from data to s3://models/machine-1/data");
-    expect(stdout).toContain("pushed 3 files from models to s3://models/machine-1/models");
-    const root = new ObjectBucket(createS3Client({ endpoint: rgw.endpoint, region: "us-east-1", requestTimeoutMs: 5000 }), {
-      bucket: BUCKET,
-      prefix: "machine-1",
-    });
-    expect((await root.list()).map((e) => e.path)).toEqual([
-      "data/idle.json",
-      "models/pushed/metadata.json",
-      "models/pushed/node_type_index.json",
-      "models/pushed/rapl-sysfs/AbsPower/BPFOnly/LinearRegressionTrainer_0.zip",
-    ]);
-    root.close();
-
-    const registry = await startLocalRegistry();
-    const imported = await runCliCaptured([
-      "models",
-      "import",
-      `s3://${BUCKET}/machine-1/models/pushed`,
-      "--s3-endpoint",
-      rgw.endpoint,
-      "--registry-address",
-      registry.address,
-    ]);
-    expect(imported.stderr).toBe("");
-    expect(imported.stdout).toBe("imported pipeline pushed: 1 models served, 0 skipped\n");
-    expect(imported.code).toBe(0);
-    expect(await modelNames(registry.address, "pushed")).toEqual(["LinearRegressionTrainer_0"]);
-  });
-
-  it("`models import https://.../<pipeline>.zip` imports a published pipeline zip, named after the file", async () => {
-    const dir = await scratchDir();
-    await writePipelineFolder(join(dir, "mirror"), "mirror");
-    const zip = await zipFolderTree(join(dir, "mirror"));
-    const server = createServer((request, response) => {
-      if (request.url === "/kepler-model-db/mirror.zip") response.writeHead(200).end(zip);
-      else response.writeHead(404).end("not found");
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as { port: number };
-    try {
-      const registry = await startLocalRegistry();
-      const address = ["--registry-address", registry.address];
-      const ok = await runCliCaptured(["models", "import", `http://127.0.0.1:${port}/kepler-model-db/mirror.zip`, ...address]);
-      expect(ok.stdout).toBe("imported pipeline mirror: 1 models served, 0 skipped\n");
-      expect(await modelNames(registry.address, "mirror")).toEqual(["LinearRegressionTrainer_0"]);
-      const missing = await runCliCaptured(["models", "import", `http://127.0.0.1:${port}/nothing.zip`, ...address]);
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toBe(
-        `kepler-model models: could not download http://127.0.0.1:${port}/nothing.zip: HTTP 404 Not Found\n`,
-      );
-    } finally {
-      server.close();
-    }
-  });
-
-  it("`models import s3://` of an empty prefix says what it looked for", async (context) => {
-    skipWithout(context, ...RADOSGW_TOOLS);
-    const registry = await startLocalRegistry();
-    const run = await runCliCaptured([
-      "models",
-      "import",
-      `s3://${BUCKET}/nowhere/pipeline`,
-      "--s3-endpoint",
-      rgw.endpoint,
-      "--registry-address",
-      registry.address,
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe("kepler-model models: objects under s3://models/nowhere/pipeline not found\n");
-  });
 });
