@@ -10,6 +10,7 @@ import { type ObjectBucket, openBucket, parseS3Url, type S3Settings } from "../.
 import { isSafeRelativePath, modelPathOf } from "../model-layout.js";
 import type { ModelFiles, ModelStorage, StorageListing, StoredModelBytes, WriteStep, WrittenModel } from "../model-storage.js";
 import { listingOf } from "./bucket-listing.js";
+import { checkS3StoreFormat } from "./s3-store-format.js";
 
 const md5 = (data: Uint8Array | string) =>
   createHash("md5")
@@ -20,9 +21,19 @@ const md5 = (data: Uint8Array | string) =>
 export class S3ModelStorage implements ModelStorage {
   constructor(readonly bucket: ObjectBucket) {}
 
-  /** Opens `s3://bucket/prefix`; `field` names the setting in errors. */
+  /**
+   * Opens `s3://bucket/prefix`, checking its store format (s3-store-format.ts: a newer one is refused,
+   * a prefix without one is stamped); `field` names the setting in errors.
+   */
   static async open(url: string, settings: S3Settings, field: string): Promise<S3ModelStorage> {
-    return new S3ModelStorage(await openBucket(settings, parseS3Url(url, field)));
+    const bucket = await openBucket(settings, parseS3Url(url, field));
+    try {
+      await checkS3StoreFormat(bucket);
+    } catch (error) {
+      bucket.close();
+      throw error;
+    }
+    return new S3ModelStorage(bucket);
   }
 
   get name(): string {
