@@ -194,6 +194,32 @@ const CASES: readonly Case[] = [
       "kepler-model isolate: --abs-pipeline-name nope: the registry holds no AbsPower model of that pipeline for rapl-sysfs",
   },
   {
+    name: "pipeline the registry does not hold (models list)",
+    argv: () => ["models", "list", "--pipeline", "nope", "--registry-address", address("registry")],
+    code: 1,
+    line: () =>
+      "kepler-model models: no models in pipeline nope: the registry holds none: train one with `kepler-model pipeline run` or `kepler-model models import`",
+  },
+  {
+    name: "node type with no models (models best --json)",
+    argv: () => ["models", "best", "--node-type", "1", "--json", "--registry-address", address("registry")],
+    code: 1,
+    line: () =>
+      "kepler-model models: no models: the registry holds none: train one with `kepler-model pipeline run` or `kepler-model models import`",
+  },
+  {
+    name: "node type that is not an integer (models list), before calling the registry",
+    argv: () => ["models", "list", "--node-type", "x", "--registry-address", closedAddress],
+    code: 2,
+    line: () => `kepler-model models: --node-type must be an integer >= -1, got "x"${usage("models")}`,
+  },
+  {
+    name: "no registry (models list)",
+    argv: () => ["models", "list", "--json", "--registry-address", closedAddress],
+    code: 1,
+    line: () => `kepler-model models: nothing answers at ${closedAddress}: start it with \`npm start\` or set --registry-address`,
+  },
+  {
     name: "no estimator",
     argv: () => ["estimate", "--metrics", "cpu_cycles", "--values", "1", "--estimator-address", closedAddress],
     code: 1,

@@ -78,6 +78,31 @@ describe("kepler-model models / estimate", () => {
         "",
       ].join("\n"),
     );
+    const bestJson = await cli(["models", "best", "--source", "acpi", "--json", "--registry-address", registry.address]);
+    expect({ code: bestJson.code, rows: JSON.parse(bestJson.out) }).toEqual({
+      code: 0,
+      rows: [
+        { output: "AbsPower", feature_group: "BPFOnly", model: "SGDRegressorTrainer_0", mae_w: 9.7, pipeline: "ec2-fixture" },
+      ],
+    });
+    const listJson = await cli(["models", "list", "--source", "rapl-sysfs", "--json", "--registry-address", registry.address]);
+    expect(JSON.parse(listJson.out).map((row: { model: string; mae_w: number }) => [row.model, row.mae_w])).toEqual([
+      ["ExponentialRegressionTrainer_0", 75.5],
+      ["SGDRegressorTrainer_0", 60.78],
+    ]);
+    // Filters that match nothing name what the registry holds (ec2-fixture's node_type_index.json has 0..5).
+    const noPipeline = await cli(["models", "list", "--pipeline", "nope", "--registry-address", registry.address]);
+    expect(noPipeline).toEqual({
+      code: 1,
+      out: "",
+      err: "kepler-model models: no models in pipeline nope: pipelines here are ec2-fixture\n",
+    });
+    const noNodeType = await cli(["models", "best", "--node-type", "9", "--registry-address", registry.address]);
+    expect(noNodeType).toEqual({
+      code: 1,
+      out: "",
+      err: "kepler-model models: no models of node type 9: node types here are 0, 1, 2, 3, 4, 5\n",
+    });
     const output = join(dir, "export.zip");
     const exported = await cli(["models", "export", "ec2-fixture", "--output", output, "--registry-address", registry.address]);
     expect(exported.code).toBe(0);

@@ -1,94 +1,22 @@
 // `kepler-model models list|best|import|export`: the registry's models from the command line.
 import { writeFile } from "node:fs/promises";
 import { ClientError, Status } from "nice-grpc";
-import type { OutputType as OutputTypeEnum } from "../../services/generated/kepler/model/v1/types.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
 import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../export-gate.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
-import { formatTextTable } from "../text-table.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
 import { MODELS_BACKUP_FLAGS, runModelsBackup } from "./models-backup.js";
 import { rollbackModelCommand } from "./models-rollback.js";
+import { listBestModels, listModels, readModelFilters } from "./models-list.js";
 import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
 
 const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
-
-function outputTypeOf(flags: Flags): OutputTypeEnum {
-  const value = text(flags, "output-type");
-  if (value === "") return OutputType.OUTPUT_TYPE_UNSPECIFIED;
-  if (value === "AbsPower") return OutputType.OUTPUT_TYPE_ABS_POWER;
-  if (value === "DynPower") return OutputType.OUTPUT_TYPE_DYN_POWER;
-  throw new UsageError(`--output-type must be AbsPower or DynPower, got "${value}"`);
-}
-
-function nodeTypeOf(flags: Flags): number | undefined {
-  if (flags["node-type"] === undefined) return undefined;
-  const value = Number(flags["node-type"]);
-  if (!Number.isInteger(value)) throw new UsageError(`--node-type must be an integer, got "${String(flags["node-type"])}"`);
-  return value;
-}
-
-const outputName = (value: OutputTypeEnum) => (value === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower");
-
-async function list(registry: Registry, flags: Flags): Promise<string> {
-  const rows: string[][] = [];
-  let pageToken = "";
-  do {
-    const page = await registry.listModels({
-      pipelineName: text(flags, "pipeline"),
-      energySource: text(flags, "source"),
-      outputType: outputTypeOf(flags),
-      featureGroup: text(flags, "feature-group"),
-      trainerName: text(flags, "trainer"),
-      nodeType: nodeTypeOf(flags),
-      filter: text(flags, "filter"),
-      pageSize: 500,
-      pageToken,
-    });
-    for (const m of page.models) {
-      const l = m.location;
-      rows.push([
-        l?.pipelineName ?? "",
-        l?.energySource ?? "",
-        outputName(m.outputType),
-        l?.featureGroup ?? "",
-        m.modelName,
-        String(m.maeWatts),
-        m.hasWeights ? "yes" : "no",
-      ]);
-    }
-    pageToken = page.nextPageToken;
-  } while (pageToken !== "");
-  return formatTextTable(["pipeline", "source", "output", "feature_group", "model", "mae_w", "weights"], rows);
-}
-
-async function best(registry: Registry, flags: Flags): Promise<string> {
-  const response = await registry.listBestModels({
-    energySource: text(flags, "source"),
-    outputType: outputTypeOf(flags),
-    featureGroup: text(flags, "feature-group"),
-    nodeType: nodeTypeOf(flags),
-    filter: text(flags, "filter"),
-    pipelineName: text(flags, "pipeline"),
-  });
-  return formatTextTable(
-    ["output", "feature_group", "model", "mae_w", "pipeline"],
-    response.bestModels.map((b) => [
-      outputName(b.outputType),
-      b.featureGroup,
-      b.modelName,
-      String(b.maeWatts),
-      b.location?.pipelineName ?? "",
-    ]),
-  );
-}
 
 async function importPipeline(
   registry: Registry,
@@ -187,6 +115,7 @@ export const modelsCommand: Command = {
     { name: "trainer", valueName: "name", description: "Trainer name, matched exactly (list)." },
     { name: "node-type", valueName: "N", description: "Node type (list, best)." },
     { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },
+    { name: "json", boolean: true, description: "Print the rows as a JSON array (list, best)." },
     { name: "replace", boolean: true, description: "Replace an existing pipeline of that name (import)." },
     {
       name: "out",
@@ -238,17 +167,19 @@ export const modelsCommand: Command = {
     if (action === undefined || !["list", "best", "import", "export", "rollback"].includes(action)) {
       throw new UsageError(`expected list, best, import, export, rollback, backup or restore, got "${action ?? ""}"`);
     }
+    const filters = action === "list" || action === "best" ? readModelFilters(flags) : undefined;
     const { address } = readConfig({ address: peerAddressKey("registry") }, env, flags);
     const registry = createRegistryClient(address, commandConnection({ env, flags }));
     try {
-      if (action === "list") stdout.write(await list(registry.client, flags));
-      else if (action === "best") stdout.write(await best(registry.client, flags));
-      else if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument, env));
+      if (action === "list") return await listModels(registry.client, filters!, stdout);
+      if (action === "best") return await listBestModels(registry.client, filters!, stdout);
+      if (action === "import") stdout.write(await importPipeline(registry.client, flags, argument, env));
       else if (action === "rollback") stdout.write(await rollbackModelCommand(registry.client, argument));
       else stdout.write(await exportPipeline(registry.client, flags, argument));
       return 0;
     } catch (error) {
-      if (!(error instanceof ClientError)) throw error;
+      // Nothing answering is the shared one line (run-command.ts); a server's refusal names the action.
+      if (!(error instanceof ClientError) || error.code === Status.UNAVAILABLE) throw error;
       stderr.write(`kepler-model models ${action}: ${Status[error.code]}: ${error.details}\n`);
       return 1;
     } finally {
