@@ -6,19 +6,11 @@
 // - calls: every other unary call and HTTP request; past the limit they wait in a bounded queue.
 // Per client address: streams, and calls of the heavy pool (a priority unary call is over in a turn).
 import type { OverloadConfig } from "../config/overload-config.js";
+import { AdmissionRefused } from "./admission-refused.js";
 import type { CallInterceptor } from "./call-pipeline.js";
 import type { InboundCall } from "./inbound-call.js";
 
-/** The call was not admitted (the server is at its limit); the client may retry after `retryAfterMs`. */
-export class AdmissionRefused extends Error {
-  override readonly name = "AdmissionRefused";
-  constructor(
-    message: string,
-    readonly retryAfterMs = 1000,
-  ) {
-    super(message);
-  }
-}
+export { AdmissionRefused } from "./admission-refused.js";
 
 /** Decides admission: `admit` takes a slot (or returns the promise of one) or throws AdmissionRefused. */
 export interface AdmissionPolicy {

@@ -14,7 +14,7 @@ import {
 import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { AccessDenied } from "../security/access-denied.js";
 import { BodyTooLargeError } from "../transport/http-request-body.js";
-import { AdmissionRefused } from "./admission.js";
+import { AdmissionRefused } from "./admission-refused.js";
 
 /** A socket request's outcome (also its metric label): answered, refused with a reason, or failed. */
 export type SocketOutcome = "ok" | "refused" | "error";
