@@ -203,10 +203,14 @@ describe("kepler-model evaluate", () => {
   it("explains mistakes: usage errors exit 2, a missing pipeline or model exits 1", async () => {
     const missing = await run(["evaluate", "--input", COREMARK]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.split("\n")[0]).toBe("kepler-model evaluate: --pipeline is required");
+    expect(missing.stderr.split("\n")[0]).toBe(
+      "kepler-model evaluate: --pipeline is required (kepler-model evaluate --help lists the flags)",
+    );
     const type = await run(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--output-type", "Both"]);
     expect(type.code).toBe(2);
-    expect(type.stderr.split("\n")[0]).toBe('kepler-model evaluate: --output-type must be one of AbsPower, DynPower, got "Both"');
+    expect(type.stderr.split("\n")[0]).toBe(
+      'kepler-model evaluate: --output-type must be one of AbsPower, DynPower, got "Both" (kepler-model evaluate --help lists the flags)',
+    );
     const pipeline = await run(["evaluate", "--pipeline", "nope", "--input", COREMARK, "--model-path", modelPath]);
     expect(pipeline.code).toBe(1);
     expect(pipeline.stderr).toBe(`kepler-model evaluate: pipeline folder ${join(modelPath, "nope")} not found\n`);
