@@ -1,9 +1,8 @@
 // `kepler-model evaluate` on a DynPower model (checked on the reference's isolate_min table) and on a model
 // imported from kepler-model-db, trained as in evaluate.test.ts.
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
 import {
   cli,
@@ -14,20 +13,11 @@ import {
   PIPELINE,
   relative,
   type Report,
-  trainEvaluatedModels,
+  modelPath,
+  useEvaluatedModels,
 } from "../../test/support/evaluated-models.js";
 
-let modelPath: string;
-let folder: string;
-
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
-  modelPath = await trainEvaluatedModels(folder);
-}, 120_000);
-
-afterAll(async () => {
-  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
-});
+useEvaluatedModels();
 
 describe("kepler-model evaluate", () => {
   it("--output-type DynPower: the model on the min-isolated recording, checked on the reference's isolate_min table", async () => {

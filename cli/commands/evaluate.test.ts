@@ -1,10 +1,9 @@
 // `kepler-model evaluate` on models trained by `kepler-model train` into a temporary MODEL_PATH, applied to
 // the bundled coremark recording. The expected errors are computed here from the model files and the
 // reference's own tables (its extract and isolate_min CSVs of the same recording), with plain arithmetic.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readGoldenCsv } from "../../test/support/extractor-fixtures.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
 import {
@@ -17,22 +16,13 @@ import {
   PIPELINE,
   relative,
   type Report,
-  trainEvaluatedModels,
+  modelPath,
+  useEvaluatedModels,
 } from "../../test/support/evaluated-models.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { startRegistry } from "../../services/registry/main.js";
 
-let modelPath: string;
-let folder: string;
-
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
-  modelPath = await trainEvaluatedModels(folder);
-}, 120_000);
-
-afterAll(async () => {
-  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
-});
+useEvaluatedModels();
 
 describe("kepler-model evaluate", () => {
   it("--json: each model's MAE, MAPE and max error per component equal the ones computed from the reference's table", async () => {

@@ -1,8 +1,9 @@
 // The models evaluate's tests score: trained by `kepler-model train` (and isolated by `isolate`) from the
 // bundled recordings into a folder, plus the plain arithmetic the expected errors are computed with.
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { extractorFixturePath } from "./extractor-fixtures.js";
 import { runCliCaptured as run } from "./run-cli.js";
 
@@ -36,7 +37,7 @@ export async function cli(argv: string[]): Promise<string> {
  * the idle recording (coremark has no BPF metrics, so evaluate skips it), and a DynPower model on the min
  * isolator's table. Returns the model path.
  */
-export async function trainEvaluatedModels(folder: string): Promise<string> {
+async function trainEvaluatedModels(folder: string): Promise<string> {
   const modelPath = join(folder, "models");
   const train = (input: string, source: string, group: string, trainers: string, extra: string[] = []) =>
     cli([
@@ -113,3 +114,18 @@ export function columnsOf(header: readonly string[], rows: ReadonlyArray<readonl
 }
 
 export const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
+
+/** The test file's trained models: set by useEvaluatedModels' beforeAll. */
+export let folder: string;
+export let modelPath: string;
+
+/** Trains the models into a temporary folder before the file's tests and removes it after. */
+export function useEvaluatedModels(): void {
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), "cli-evaluate-"));
+    modelPath = await trainEvaluatedModels(folder);
+  }, 120_000);
+  afterAll(async () => {
+    if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+  });
+}
