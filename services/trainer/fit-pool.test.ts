@@ -18,6 +18,8 @@ async function runWith(fitter: ComponentFitter, request: TrainModelsRequest) {
   const published: ModelArchive[] = [];
   const { results } = await trainModels(request, {
     fitter,
+    // One training time for both runs compared (metadata training.time_seconds)
+    clock: () => 1_700_000_000_000,
     onProgress: (event) => progress.push(event),
     publishModel: async (archive) => {
       published.push(archive);

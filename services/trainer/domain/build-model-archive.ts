@@ -24,6 +24,8 @@ export interface ArchiveContext {
   machineSpec?: MetadataMachineSpec;
   /** Rows the components are fitted on (metadata `training.row_count`). */
   trainRowCount?: number;
+  /** When the Train call started (metadata `training.time_seconds`); with trainRowCount. */
+  trainedAtSeconds?: number;
 }
 
 /** Builds the archive; weight.json only for weight-capable trainers. */
@@ -53,7 +55,9 @@ export function buildModelArchive(
     machineSpec: context.machineSpec,
     ...(context.trainRowCount === undefined
       ? {}
-      : { training: { rowCount: context.trainRowCount, timeSeconds: Math.round(Date.now() / 1000) } }),
+      : {
+          training: { rowCount: context.trainRowCount, timeSeconds: context.trainedAtSeconds ?? Math.round(Date.now() / 1000) },
+        }),
     trainedByVersion: buildInfo().version,
     heldOut: {
       timestampsSeconds: accuracy[0]?.testTimestamps ?? [],

@@ -42,6 +42,8 @@ export interface RunContext {
   publishing: boolean;
   continueFromCheckpoint: boolean;
   machineSpec?: MetadataMachineSpec;
+  /** When this Train call started (metadata `training.time_seconds`), one value for all its models. */
+  trainedAtSeconds: number;
   /** Runs the fits (this thread or a worker pool). */
   fitter: ComponentFitter;
   /** Fit times seen, to start the longest expected fits first. */
@@ -87,6 +89,7 @@ export async function fitTrainer(
           nodeType: data.nodeType,
           machineSpec: run.machineSpec,
           trainRowCount: data.trainRows.length,
+          trainedAtSeconds: run.trainedAtSeconds,
         },
       },
       signal,

@@ -17,6 +17,8 @@ export interface TrainModelsDeps {
   fitter?: ComponentFitter;
   /** Fit times seen (the longest expected fits start first); the process's when unset. */
   fitDurations?: FitDurations;
+  /** Milliseconds since the epoch, read once per call for the models' training time; Date.now when unset. */
+  clock?(): number;
   /** Stops before the next trainer when aborted (a cancelled RPC); nothing more is published. */
   signal?: AbortSignal;
 }

@@ -123,6 +123,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
     publishing,
     continueFromCheckpoint: request.continueFromCheckpoint === true,
     machineSpec: request.machineSpec,
+    trainedAtSeconds: Math.round((deps.clock ?? Date.now)() / 1000),
     fitter: deps.fitter ?? inThreadFitter,
     durations: deps.fitDurations ?? processFitDurations,
     progress,
