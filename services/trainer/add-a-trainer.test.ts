@@ -2,90 +2,61 @@
 // registering itself through registerTrainer), loaded by the trainer's --trainer-modules, is listed by ListTrainers, trains through the trainer service over
 // real gRPC, is published to a real registry, and the estimator serves Estimate with it: every component's
 // power is that component's mean over the training rows, whatever the features.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath, goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
+import {
+  type TrainerAndRegistry,
+  goldenTrainOptions,
+  startTrainerAndRegistry,
+  trainRequests,
+  trainResults,
+} from "../../test/support/train-calls.js";
 import { createEstimatorClient } from "../estimator/client.js";
 import { readEstimatorConfig } from "../estimator/config.js";
 import { startEstimator } from "../estimator/main.js";
-import { TrainOptions, type TrainRequest, TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
+import { TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { silentLogger } from "../kit/observe/logger.js";
-import { tableToChunks } from "../kit/transport/table-codec.js";
 import { createRegistryClient } from "../registry/client.js";
-import { readRegistryConfig } from "../registry/config.js";
-import { startRegistry } from "../registry/main.js";
 import { createTrainerClient } from "./client.js";
-import { readTrainerConfig } from "./config.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { findTrainer, registerTrainer } from "./domain/trainer-registry.js";
 import { loadTrainerModules } from "./load-trainer-modules.js";
-import { startTrainer } from "./main.js";
 
 const PIPELINE = "with_mean_trainer";
 const MEAN_TRAINER_FILE = fixturePath("mean-trainer.ts");
 const COMPONENTS = ["package", "core", "uncore", "dram"];
 const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
 
-let registry: ServerHandle;
-let trainer: ServerHandle;
+let servers: TrainerAndRegistry;
 let estimator: ServerHandle;
-let registryPath: string;
-let trainerPath: string;
 
 beforeAll(async () => {
-  registryPath = await mkdtemp(join(tmpdir(), "mean-trainer-registry-"));
-  trainerPath = await mkdtemp(join(tmpdir(), "mean-trainer-local-"));
-  registry = await startRegistry(
-    { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath: registryPath, rescanIntervalMs: 0 },
-    { logger: silentLogger() },
-  );
   // A fit worker thread, as deployed: it imports the trainer module itself.
-  trainer = await startTrainer(
+  servers = await startTrainerAndRegistry("mean-trainer", { workerThreads: 1, trainerModules: [MEAN_TRAINER_FILE] });
+  estimator = await startEstimator(
     {
-      ...readTrainerConfig({}),
+      ...readEstimatorConfig({}),
       host: "127.0.0.1",
       port: 0,
-      modelPath: trainerPath,
-      registryAddress: registry.address,
-      workerThreads: 1,
-      trainerModules: [MEAN_TRAINER_FILE],
+      registryAddress: servers.registry.address,
+      estimatorSocket: "",
     },
-    { logger: silentLogger() },
-  );
-  estimator = await startEstimator(
-    { ...readEstimatorConfig({}), host: "127.0.0.1", port: 0, registryAddress: registry.address, estimatorSocket: "" },
     { logger: silentLogger() },
   );
 });
 
 afterAll(async () => {
   await estimator?.close();
-  await trainer?.close();
-  await registry?.close();
-  await rm(registryPath, { recursive: true, force: true });
-  await rm(trainerPath, { recursive: true, force: true });
+  await servers?.close();
 });
 
-async function* requests(): AsyncGenerator<TrainRequest> {
-  yield {
-    content: {
-      $case: "options",
-      value: TrainOptions.fromPartial({
-        featureGroup: "CounterOnly",
-        energySource: "rapl-sysfs",
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        trainerNames: ["MeanTrainer", "LinearRegressionTrainer"],
-        testTimestampsSeconds: goldenTestTimestamps("rapl-sysfs"),
-        pipelineName: PIPELINE,
-      }),
-    },
-  };
-  for (const chunk of tableToChunks(goldenTable("rapl-sysfs"), 100)) yield { content: { $case: "chunk", value: chunk } };
-}
+const requests = () =>
+  trainRequests(
+    goldenTrainOptions("rapl-sysfs", ["MeanTrainer", "LinearRegressionTrainer"], PIPELINE),
+    goldenTable("rapl-sysfs"),
+  );
 
 // Each component's mean power over the rows the golden split trains on (independent of the trainer's code).
 function trainingMeans(): Map<string, number> {
@@ -108,7 +79,7 @@ function trainingMeans(): Map<string, number> {
 
 describe("a trainer added in one file", () => {
   it("is listed by ListTrainers after the built-ins, with its model class and weight capability", async () => {
-    const peer = createTrainerClient(trainer.address);
+    const peer = createTrainerClient(servers.trainer.address);
     try {
       const { trainers } = await peer.client.listTrainers({});
       expect(trainers.length).toBe(11);
@@ -147,14 +118,10 @@ describe("a trainer added in one file", () => {
   });
 
   it("trains through the trainer service, is published, and the estimator serves the training mean", async () => {
-    const trainerPeer = createTrainerClient(trainer.address);
-    const registryPeer = createRegistryClient(registry.address);
+    const registryPeer = createRegistryClient(servers.registry.address);
     const estimatorPeer = createEstimatorClient(estimator.address);
     try {
-      const results = [];
-      for await (const response of trainerPeer.client.train(requests())) {
-        if (response.content?.$case === "result") results.push(response.content.value);
-      }
+      const results = await trainResults(servers.trainer.address, requests());
       expect(results.map((r) => [r.trainerName, r.outcome])).toEqual([
         ["MeanTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
         ["LinearRegressionTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
@@ -209,7 +176,6 @@ describe("a trainer added in one file", () => {
         expect(weights[component].All_Weights.Bias_Weight).toBeCloseTo(means.get(component) as number, 9);
       }
     } finally {
-      trainerPeer.close();
       registryPeer.close();
       estimatorPeer.close();
     }

@@ -9,17 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doubledFeatures, goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
+import { doubledFeatures, goldenTable } from "../../test/fixtures/trainer/fixtures.js";
+import { goldenTrainOptions, startTestRegistry, trainRequests, trainResults } from "../../test/support/train-calls.js";
 import type { DataTable } from "../domain/data-table.js";
-import { TrainOptions, TrainOutcome, type TrainRequest } from "../generated/kepler/model/v1/trainer_service.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
+import { TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { silentLogger } from "../kit/observe/logger.js";
-import { tableToChunks } from "../kit/transport/table-codec.js";
 import { type ModelFolder, readModelFolder } from "../models/index.js";
-import { readRegistryConfig } from "../registry/config.js";
-import { startRegistry } from "../registry/main.js";
-import { createTrainerClient } from "./client.js";
 import { type TrainerConfig, readTrainerConfig } from "./config.js";
 import { startTrainer } from "./main.js";
 
@@ -50,34 +46,8 @@ async function trainer(settings: Partial<TrainerConfig>): Promise<ServerHandle> 
 }
 
 async function train(handle: ServerHandle, table: DataTable, continueFromCheckpoint: boolean): Promise<TrainOutcome[]> {
-  async function* requests(): AsyncGenerator<TrainRequest> {
-    yield {
-      content: {
-        $case: "options",
-        value: TrainOptions.fromPartial({
-          featureGroup: "CounterOnly",
-          energySource: "acpi",
-          outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-          trainerNames: ["SGDRegressorTrainer"],
-          testTimestampsSeconds: goldenTestTimestamps("acpi"),
-          pipelineName: PIPELINE,
-          continueFromCheckpoint,
-        }),
-      },
-    };
-    for (const chunk of tableToChunks(table, 100)) yield { content: { $case: "chunk", value: chunk } };
-  }
-  const peer = createTrainerClient(handle.address);
-  try {
-    const outcomes: TrainOutcome[] = [];
-    for await (const response of peer.client.train(requests()))
-      if (response.content?.$case === "result") {
-        outcomes.push(response.content.value.outcome);
-      }
-    return outcomes;
-  } finally {
-    peer.close();
-  }
+  const options = { ...goldenTrainOptions("acpi", ["SGDRegressorTrainer"], PIPELINE), continueFromCheckpoint };
+  return (await trainResults(handle.address, trainRequests(options, table))).map((result) => result.outcome);
 }
 
 function sgd(model: ModelFolder): { t: number; epochs: number } {
@@ -90,10 +60,7 @@ let published: ModelFolder;
 
 beforeAll(async () => {
   registryPath = await folder("remote-ckpt-registry-");
-  registry = await startRegistry(
-    { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath: registryPath, rescanIntervalMs: 0 },
-    { logger: silentLogger() },
-  );
+  registry = await startTestRegistry(registryPath);
   // A first trainer publishes SGD through the registry.
   const first = await trainer({ modelPath: await folder("remote-ckpt-first-"), registryAddress: registry.address });
   expect(await train(first, goldenTable("acpi"), false)).toEqual([TrainOutcome.TRAIN_OUTCOME_SUCCEEDED]);
