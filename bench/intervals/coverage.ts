@@ -46,9 +46,84 @@ function measuredComponents(table: DataTable, components: readonly string[]): st
   );
 }
 
-/** Measures every trainer x component x level of `spec` (see the file comment). */
+type Entry = CoverageResult & { widthSum: number; relativeSum: number; seeds: number };
+
+/** One split: trains on `training` (calibrating on `calibrationTimestamps` when given, else the seeded 10 %), scores `evaluation`. */
+async function scoreSplit(
+  spec: CoverageCase,
+  split: { evaluation: DataTable; training: DataTable; seed: number; calibrationTimestamps?: readonly number[] },
+  results: Map<string, Entry>,
+  skipped: Set<string>,
+): Promise<void> {
+  const { evaluation, training, seed } = split;
+  const trained = await trainModels(
+    {
+      table: training,
+      energySource: spec.energySource,
+      featureGroup: spec.featureGroup,
+      outputType: "AbsPower",
+      trainerNames: spec.trainerNames,
+      nodeType: 0,
+      seed,
+      pipelineName: "interval-coverage",
+      ...(split.calibrationTimestamps === undefined ? {} : { testTimestampsSeconds: split.calibrationTimestamps }),
+    },
+    { publishModel: async () => undefined },
+  );
+  for (const result of trained.results) {
+    // A trainer that cannot fit this table (KNN's 6 neighbours on the idle recording's 3 training rows) is skipped.
+    if (result.archive === undefined) {
+      skipped.add(`${result.trainerName}: ${result.failureReason ?? "failed"}`);
+      continue;
+    }
+    const components = measuredComponents(
+      evaluation,
+      result.components.map((c) => c.component),
+    );
+    const models = readComponentModels(result.archive.files, components);
+    const predictions = predictTable(createComponentPredictor(models), evaluation, models.features);
+    for (const { component, measured, predicted } of predictions.filter((p) => components.includes(p.component))) {
+      const residuals = result.components.find((c) => c.component === component)!.heldOut.absResidualsSorted;
+      const meanPower = vectorStats(measured).mean;
+      for (const level of spec.levels) {
+        const halfWidth = conformalHalfWidth(residuals, level);
+        const { lowerWatts, upperWatts } = predictionBounds(predicted, halfWidth);
+        const key = `${result.trainerName}/${component}/${level}`;
+        const entry = results.get(key) ?? {
+          trainer: result.trainerName,
+          component,
+          level,
+          covered: 0,
+          rows: 0,
+          meanHalfWidthWatts: 0,
+          meanRelativeHalfWidth: 0,
+          calibrationRows: residuals.length,
+          widthSum: 0,
+          relativeSum: 0,
+          seeds: 0,
+        };
+        entry.covered += countCovered(measured, lowerWatts, upperWatts);
+        entry.rows += measured.length;
+        entry.widthSum += halfWidth;
+        entry.relativeSum += meanPower > 0 ? halfWidth / meanPower : 0;
+        entry.seeds += 1;
+        results.set(key, entry);
+      }
+    }
+  }
+}
+
+function summarize(results: Map<string, Entry>): CoverageResult[] {
+  return [...results.values()].map(({ widthSum, relativeSum, seeds, ...entry }) => ({
+    ...entry,
+    meanHalfWidthWatts: widthSum / seeds,
+    meanRelativeHalfWidth: relativeSum / seeds,
+  }));
+}
+
+/** Measures every trainer x component x level of `spec` over its seeded splits (see the file comment). */
 export async function measureCoverage(spec: CoverageCase, skipped = new Set<string>()): Promise<CoverageResult[]> {
-  const results = new Map<string, CoverageResult & { widthSum: number; relativeSum: number; seeds: number }>();
+  const results = new Map<string, Entry>();
   const n = spec.table.rowCount;
   const evaluationCount = Math.max(1, Math.ceil((spec.evaluationFraction ?? 0.2) * n));
   for (const seed of spec.seeds) {
@@ -56,64 +131,35 @@ export async function measureCoverage(spec: CoverageCase, skipped = new Set<stri
     const order = permutation(n, seed);
     const evaluation = tableAtRows(spec.table, order.slice(0, evaluationCount));
     const training = tableAtRows(spec.table, order.slice(evaluationCount));
-    const trained = await trainModels(
-      {
-        table: training,
-        energySource: spec.energySource,
-        featureGroup: spec.featureGroup,
-        outputType: "AbsPower",
-        trainerNames: spec.trainerNames,
-        nodeType: 0,
-        seed,
-        pipelineName: "interval-coverage",
-      },
-      { publishModel: async () => undefined },
+    await scoreSplit(spec, { evaluation, training, seed }, results, skipped);
+  }
+  return summarize(results);
+}
+
+/**
+ * Coverage over every split of a table too small to sample (the idle recording's 5 rows): each row in turn is
+ * the evaluation row and each other row in turn the one calibration row, so the result is the exact mean over
+ * all such splits, not a sample of them. Needs one row per timestamp (a node-level table) and a table whose
+ * training part gets one calibration row (n - 1 <= 10, the trainer's ceil(10 %)).
+ */
+export async function measureCoverageOverAllSplits(
+  spec: Omit<CoverageCase, "seeds" | "evaluationFraction">,
+  skipped = new Set<string>(),
+): Promise<CoverageResult[]> {
+  const n = spec.table.rowCount;
+  if (n < 3 || n - 1 > 10) throw new RangeError(`all splits: needs 3 to 11 rows, got ${n}`);
+  const results = new Map<string, Entry>();
+  const rows = Array.from({ length: n }, (_, i) => i);
+  for (const held of rows) {
+    const evaluation = tableAtRows(spec.table, [held]);
+    const training = tableAtRows(
+      spec.table,
+      rows.filter((row) => row !== held),
     );
-    for (const result of trained.results) {
-      // A trainer that cannot fit this table (KNN's 6 neighbours on the idle recording's 3 training rows) is skipped.
-      if (result.archive === undefined) {
-        skipped.add(`${result.trainerName}: ${result.failureReason ?? "failed"}`);
-        continue;
-      }
-      const components = measuredComponents(
-        evaluation,
-        result.components.map((c) => c.component),
-      );
-      const models = readComponentModels(result.archive.files, components);
-      const predictions = predictTable(createComponentPredictor(models), evaluation, models.features);
-      for (const { component, measured, predicted } of predictions.filter((p) => components.includes(p.component))) {
-        const residuals = result.components.find((c) => c.component === component)!.heldOut.absResidualsSorted;
-        const meanPower = vectorStats(measured).mean;
-        for (const level of spec.levels) {
-          const halfWidth = conformalHalfWidth(residuals, level);
-          const { lowerWatts, upperWatts } = predictionBounds(predicted, halfWidth);
-          const key = `${result.trainerName}/${component}/${level}`;
-          const entry = results.get(key) ?? {
-            trainer: result.trainerName,
-            component,
-            level,
-            covered: 0,
-            rows: 0,
-            meanHalfWidthWatts: 0,
-            meanRelativeHalfWidth: 0,
-            calibrationRows: residuals.length,
-            widthSum: 0,
-            relativeSum: 0,
-            seeds: 0,
-          };
-          entry.covered += countCovered(measured, lowerWatts, upperWatts);
-          entry.rows += measured.length;
-          entry.widthSum += halfWidth;
-          entry.relativeSum += meanPower > 0 ? halfWidth / meanPower : 0;
-          entry.seeds += 1;
-          results.set(key, entry);
-        }
-      }
+    for (const calibration of rows.filter((row) => row !== held)) {
+      const calibrationTimestamps = [spec.table.timestamps[calibration]!];
+      await scoreSplit({ ...spec, seeds: [] }, { evaluation, training, seed: 1, calibrationTimestamps }, results, skipped);
     }
   }
-  return [...results.values()].map(({ widthSum, relativeSum, seeds, ...entry }) => ({
-    ...entry,
-    meanHalfWidthWatts: widthSum / seeds,
-    meanRelativeHalfWidth: relativeSum / seeds,
-  }));
+  return summarize(results);
 }
