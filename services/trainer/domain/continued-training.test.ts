@@ -1,31 +1,15 @@
 // Continued training from checkpoints (spec §5.3 step 3): SGD continues from its checkpoint (coefficients,
 // intercept, update count, and the scale it was fitted with); closed-form trainers refit from scratch.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { doubledFeatures, goldenTable, goldenTestTimestamps } from "../../../test/fixtures/trainer/fixtures.js";
-import { publishModelArchive, readCheckpoint, readModelFolder, writeCheckpoint } from "../../models/index.js";
-import { type TrainModelsDeps, trainModels } from "./train-models.js";
+import { useTrainModelFolder } from "../../../test/support/train-model-folder.js";
+import { readCheckpoint, readModelFolder } from "../../models/index.js";
+import { trainModels } from "./train-models.js";
 
 describe("continued training", () => {
-  let modelPath: string;
-  let deps: TrainModelsDeps;
-  beforeEach(async () => {
-    modelPath = await mkdtemp(join(tmpdir(), "model-path-"));
-    deps = {
-      publishModel: async (archive) => {
-        await publishModelArchive(modelPath, archive);
-      },
-      readCheckpoint: (group, trainer, component, nodeType) => readCheckpoint(modelPath, group, trainer, component, nodeType),
-      writeCheckpoint: async (group, checkpoint) => {
-        await writeCheckpoint(modelPath, group, checkpoint);
-      },
-    };
-  });
-  afterEach(async () => {
-    await rm(modelPath, { recursive: true, force: true });
-  });
+  const folder = useTrainModelFolder();
 
   const base = {
     energySource: "acpi",
@@ -38,9 +22,9 @@ describe("continued training", () => {
   const group = join("std_v0.7.11", "acpi", "AbsPower", "CounterOnly");
 
   it("continues SGD from its checkpoint and scale; refits LinearRegression with a fresh scale", async () => {
-    await trainModels({ ...base, table: goldenTable("acpi") }, deps);
+    await trainModels({ ...base, table: goldenTable("acpi") }, folder.deps);
     const first = await readCheckpoint(
-      modelPath,
+      folder.modelPath,
       { pipelineName: "std_v0.7.11", energySource: "acpi", outputType: "AbsPower", featureGroup: "CounterOnly" },
       "SGDRegressorTrainer",
       "platform",
@@ -52,20 +36,22 @@ describe("continued training", () => {
 
     const second = await trainModels(
       { ...base, table: doubledFeatures(goldenTable("acpi")), continueFromCheckpoint: true },
-      deps,
+      folder.deps,
     );
     expect(second.results.map((r) => r.outcome)).toEqual(["succeeded", "succeeded"]);
-    const sgd = await readModelFolder(join(modelPath, group, "SGDRegressorTrainer_0"));
+    const sgd = await readModelFolder(join(folder.modelPath, group, "SGDRegressorTrainer_0"));
     const model = sgd.components.platform;
     if (model?.kind !== "sgd") throw new Error("no SGD model");
     expect(model.t).toBe(first.model.t + 150 * model.epochs);
     expect(sgd.scaler.scale).toEqual(first.scale);
-    const linear = await readModelFolder(join(modelPath, group, "LinearRegressionTrainer_0"));
+    const linear = await readModelFolder(join(folder.modelPath, group, "LinearRegressionTrainer_0"));
     expect(linear.scaler.scale).toEqual(first.scale.map((s) => 2 * s));
 
     // Without --continue the checkpoint is ignored (and overwritten): SGD starts again at t = 1.
-    await trainModels({ ...base, table: goldenTable("acpi") }, deps);
-    const fresh = JSON.parse(await readFile(join(modelPath, group, "checkpoint", "SGDRegressorTrainer_platform_0.json"), "utf8"));
+    await trainModels({ ...base, table: goldenTable("acpi") }, folder.deps);
+    const fresh = JSON.parse(
+      await readFile(join(folder.modelPath, group, "checkpoint", "SGDRegressorTrainer_platform_0.json"), "utf8"),
+    );
     expect(fresh.model.t).toBe(first.model.t);
     expect(fresh.model.coefficients).toEqual(first.model.coefficients);
   });

@@ -1,14 +1,13 @@
 // GradientBoostingRegressorTrainer, XgboostFitTrainer and SVRRegressorTrainer on degenerate input,
 // model-size limits and continued training (XgboostFitTrainer continues its checkpoint).
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { goldenTable, goldenTestTimestamps } from "../../../../test/fixtures/trainer/fixtures.js";
+import { useTrainModelFolder } from "../../../../test/support/train-model-folder.js";
 import type { Matrix } from "../../../../wasm-core/src/index.js";
-import { publishModelArchive, readCheckpoint, readModelFolder, writeCheckpoint } from "../../../models/index.js";
-import { type TrainModelsDeps, trainModels } from "../train-models.js";
+import { readModelFolder } from "../../../models/index.js";
+import { trainModels } from "../train-models.js";
 import { type FitContext, TrainerFitError } from "../trainer.js";
 import { gradientBoostingRegressorTrainer } from "./gradient-boosting-regressor.js";
 import { createSvrRegressorTrainer, svrRegressorTrainer } from "./svr-regressor.js";
@@ -129,23 +128,7 @@ describe("XgboostFitTrainer continued training", () => {
     expect(mae(xgboostFitTrainer.predict(second, x))).toBeLessThan(mae(xgboostFitTrainer.predict(first, x)));
   });
 
-  let modelPath: string;
-  let deps: TrainModelsDeps;
-  beforeEach(async () => {
-    modelPath = await mkdtemp(join(tmpdir(), "model-path-"));
-    deps = {
-      publishModel: async (archive) => {
-        await publishModelArchive(modelPath, archive);
-      },
-      readCheckpoint: (group, trainer, component, nodeType) => readCheckpoint(modelPath, group, trainer, component, nodeType),
-      writeCheckpoint: async (group, checkpoint) => {
-        await writeCheckpoint(modelPath, group, checkpoint);
-      },
-    };
-  });
-  afterEach(async () => {
-    await rm(modelPath, { recursive: true, force: true });
-  });
+  const folder = useTrainModelFolder();
 
   it("continues from its checkpoint through trainModels; GBR and SVR refit", async () => {
     const request = {
@@ -157,9 +140,9 @@ describe("XgboostFitTrainer continued training", () => {
       testTimestampsSeconds: goldenTestTimestamps("acpi"),
       pipelineName: "std_v0.7.11",
     };
-    const group = join(modelPath, "std_v0.7.11", "acpi", "AbsPower", "CounterOnly");
-    await trainModels(request, deps);
-    const second = await trainModels({ ...request, continueFromCheckpoint: true }, deps);
+    const group = join(folder.modelPath, "std_v0.7.11", "acpi", "AbsPower", "CounterOnly");
+    await trainModels(request, folder.deps);
+    const second = await trainModels({ ...request, continueFromCheckpoint: true }, folder.deps);
     expect(second.results.map((r) => r.outcome)).toEqual(["succeeded", "succeeded", "succeeded"]);
     const xgb = await readModelFolder(join(group, "XgboostFitTrainer_0"));
     expect(xgb.metadata.model_class).toBe("xgboost");
