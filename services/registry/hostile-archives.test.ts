@@ -15,7 +15,7 @@ import { createRegistryClient } from "./client.js";
 import { startRegistry } from "./main.js";
 import { STORE_FORMAT_FILE } from "./storage/store-format.js";
 import { importPipelineZip } from "../../test/support/import-pipeline-zip.js";
-import { buildTestArchive } from "../../test/support/model-archives.js";
+import { oneFeatureArchive } from "../../test/support/one-feature-archive.js";
 
 const MIB = 1024 * 1024;
 const LIMITS = { maxUploadBytes: 4 * MIB, zipMaxEntries: 100, zipMaxUncompressedBytes: 8 * MIB, zipMaxCompressionRatio: 200 };
@@ -196,17 +196,7 @@ describe("ImportPipeline refuses", () => {
 });
 
 describe("PublishModel refuses", () => {
-  const archive = buildTestArchive({
-    pipelineName: "std",
-    energySource: "acpi",
-    featureGroup: "BPFOnly",
-    trainerName: "SGDRegressorTrainer",
-    nodeType: 0,
-    features: ["bpf_cpu_time_ms"],
-    scale: [1],
-    maeWatts: 3,
-    model: { kind: "linear", components: [{ intercept: 1, coefficients: [2] }] },
-  });
+  const archive = oneFeatureArchive();
   const location = { ...archive.location, outputType: OutputType.OUTPUT_TYPE_ABS_POWER };
   const publish = (zip: Uint8Array, archiveSizeBytes = zip.byteLength) =>
     registry.client

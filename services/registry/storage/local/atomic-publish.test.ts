@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestArchive } from "../../../../test/support/model-archives.js";
+import { oneFeatureArchive } from "../../../../test/support/one-feature-archive.js";
 import { ModelCatalogue } from "../../domain/model-catalogue.js";
 import { recoverGroup, writeModelFiles } from "./atomic-publish.js";
 import { LocalFolderStorage } from "./local-folder-storage.js";
@@ -138,17 +138,7 @@ describe("recoverGroup discards what was never committed", () => {
 it("the registry's store opens over an empty COMMITTED marker (it used to exit 1) and serves the previous model", async () => {
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   const warnings: string[] = [];
-  const archive = buildTestArchive({
-    pipelineName: "std",
-    energySource: "acpi",
-    featureGroup: "BPFOnly",
-    trainerName: "SGDRegressorTrainer",
-    nodeType: 0,
-    features: ["bpf_cpu_time_ms"],
-    scale: [1],
-    maeWatts: 3,
-    model: { kind: "linear", components: [{ intercept: 1, coefficients: [2] }] },
-  });
+  const archive = oneFeatureArchive();
   const first = await ModelCatalogue.open(await LocalFolderStorage.open(dir, quiet), { logger: quiet });
   await first.publish({ location: archive.location, zip: archive.zip });
   first.close();
