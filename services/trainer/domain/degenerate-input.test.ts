@@ -1,19 +1,12 @@
 // Degenerate training input: each case gets a clear error or a documented handling (docs/trainers.md).
 import { describe, expect, it } from "vitest";
+import { CLASSIC_TRAINERS } from "../../../test/fixtures/trainer/fixtures.js";
 import { createDataTable } from "../../domain/data-table.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { parseWeightJson } from "../../models/index.js";
 import { type TrainModelsRequest, trainModels } from "./train-models.js";
 
-const ALL = [
-  "LinearRegressionTrainer",
-  "PolynomialRegressionTrainer",
-  "KNeighborsRegressorTrainer",
-  "SGDRegressorTrainer",
-  "LogarithmicRegressionTrainer",
-  "ExponentialRegressionTrainer",
-  "LogisticRegressionTrainer",
-];
+const ALL = [...CLASSIC_TRAINERS];
 
 function request(columns: Array<[string, number[]]>, overrides: Partial<TrainModelsRequest> = {}): TrainModelsRequest {
   const n = columns[0]?.[1].length ?? 0;

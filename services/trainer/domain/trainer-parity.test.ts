@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  CLASSIC_TRAINERS,
   fixturePath,
   goldenTable,
   goldenTestTimestamps,
@@ -15,15 +16,7 @@ import { getColumn } from "../../domain/data-table.js";
 import { mainFeatureIndex } from "../../domain/feature-groups.js";
 import { parseWeightJson } from "../../models/index.js";
 
-const TRAINERS = [
-  "LinearRegressionTrainer",
-  "PolynomialRegressionTrainer",
-  "KNeighborsRegressorTrainer",
-  "SGDRegressorTrainer",
-  "LogarithmicRegressionTrainer",
-  "ExponentialRegressionTrainer",
-  "LogisticRegressionTrainer",
-];
+const TRAINERS = CLASSIC_TRAINERS;
 const FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"];
 const CURVE_FITS = new Set(["LogarithmicRegressionTrainer", "ExponentialRegressionTrainer", "LogisticRegressionTrainer"]);
 
