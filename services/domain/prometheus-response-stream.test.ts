@@ -6,21 +6,13 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordedResponseText } from "../../test/support/extractor-fixtures.js";
+import { flatPrometheusResponse as flatten } from "../../test/support/flat-prometheus-response.js";
 import {
   type PrometheusResponse,
   PrometheusResponseStream,
   parsePrometheusResponse,
   readPrometheusResponseFile,
 } from "./prometheus-response.js";
-
-function flatten(response: PrometheusResponse) {
-  return [...response.metrics.values()].map((metric) => ({
-    name: metric.name,
-    series: metric.series,
-    timestamps: Array.from(metric.timestamps),
-    values: Array.from(metric.values),
-  }));
-}
 
 function streamed(text: string, chunkBytes: number): PrometheusResponse {
   const stream = new PrometheusResponseStream();

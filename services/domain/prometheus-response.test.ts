@@ -1,16 +1,8 @@
 // The saved-response parser: the byte scanner must decode exactly what JSON.parse + Number() decode.
 import { describe, expect, it } from "vitest";
 import { recordedResponseText } from "../../test/support/extractor-fixtures.js";
+import { flatPrometheusResponse as flatten } from "../../test/support/flat-prometheus-response.js";
 import { type PrometheusResponse, PrometheusResponseStream, parsePrometheusResponse } from "./prometheus-response.js";
-
-function flatten(response: PrometheusResponse) {
-  return [...response.metrics.values()].map((metric) => ({
-    name: metric.name,
-    series: metric.series,
-    timestamps: Array.from(metric.timestamps),
-    values: Array.from(metric.values),
-  }));
-}
 
 describe("parsePrometheusResponse", () => {
   for (const name of ["coremark", "idle"] as const) {
