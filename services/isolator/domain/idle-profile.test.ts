@@ -2,6 +2,7 @@
 // delta 0) with the reference profiler's bugs fixed, and the profile isolator on the recorded coremark data.
 import { describe, expect, it } from "vitest";
 import { readReferenceProfile } from "../../../test/fixtures/isolator/goldens.js";
+import { containerExtract } from "../../../test/support/container-extract.js";
 import { readGoldenCsv, recordedResponseText, relativeError } from "../../../test/support/extractor-fixtures.js";
 import { type DataTable, createDataTable, getColumn } from "../../domain/data-table.js";
 import { parsePrometheusResponse } from "../../domain/prometheus-response.js";
@@ -130,12 +131,7 @@ describe("profile isolator on coremark with the idle profiles", () => {
 
   for (const source of ["rapl-sysfs", "acpi"] as const) {
     it(`${source}: labels are node power minus (min + max) / 2, clamped at 0; features only of target containers`, async () => {
-      const containers = extract(coremark, {
-        energySource: source,
-        featureGroup: "CounterOnly",
-        level: "container",
-        extractor: "default",
-      });
+      const containers = containerExtract(coremark, source);
       const { table, summary } = await isolate(containers.table, {
         isolator: "profile",
         energySource: source,
@@ -204,12 +200,7 @@ describe("profile isolator on coremark with the idle profiles", () => {
   }
 
   it("falls back to min when the node type has no profile, or refuses without the fallback", async () => {
-    const containers = extract(coremark, {
-      energySource: "acpi",
-      featureGroup: "CounterOnly",
-      level: "container",
-      extractor: "default",
-    });
+    const containers = containerExtract(coremark, "acpi");
     const options = {
       isolator: "profile" as const,
       energySource: "acpi" as const,

@@ -3,10 +3,10 @@
 // (absolute below 1), the tolerance of the reference README.
 import { afterAll, describe, expect, it } from "vitest";
 import { readIsolatorGolden } from "../../../test/fixtures/isolator/goldens.js";
+import { containerExtract } from "../../../test/support/container-extract.js";
 import { readGoldenCsv, recordedResponseText, relativeError } from "../../../test/support/extractor-fixtures.js";
 import { getColumn } from "../../domain/data-table.js";
 import { parsePrometheusResponse } from "../../domain/prometheus-response.js";
-import { extract } from "../../extractor/domain/extract.js";
 import { isolate } from "./isolate.js";
 
 const TOLERANCE = 1e-9;
@@ -19,12 +19,7 @@ afterAll(() => {
 for (const source of ["rapl-sysfs", "acpi"] as const) {
   for (const group of ["CounterOnly", "CounterIRQCombined"] as const) {
     describe(`${source}/${group}`, () => {
-      const containers = extract(coremark, {
-        energySource: source,
-        featureGroup: group,
-        level: "container",
-        extractor: "default",
-      });
+      const containers = containerExtract(coremark, source, group);
 
       it(`min matches isolate_min_${source}_${group}.csv`, async () => {
         expect(containers.table.rowCount).toBe(4342);
@@ -82,18 +77,8 @@ for (const source of ["rapl-sysfs", "acpi"] as const) {
 
 describe("the minimum removed", () => {
   it("is the AbsPower table's minimum: package 32.2167 W, dram 38.164 W, platform 171 W", async () => {
-    const rapl = extract(coremark, {
-      energySource: "rapl-sysfs",
-      featureGroup: "CounterOnly",
-      level: "container",
-      extractor: "default",
-    });
-    const acpi = extract(coremark, {
-      energySource: "acpi",
-      featureGroup: "CounterOnly",
-      level: "container",
-      extractor: "default",
-    });
+    const rapl = containerExtract(coremark, "rapl-sysfs");
+    const acpi = containerExtract(coremark, "acpi");
     const raplSummary = (await isolate(rapl.table, { isolator: "min", energySource: "rapl-sysfs" })).summary;
     const acpiSummary = (await isolate(acpi.table, { isolator: "min", energySource: "acpi" })).summary;
     const watts = Object.fromEntries(

@@ -3,11 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { readGoldenCsv } from "../../../test/support/extractor-fixtures.js";
 import { recordedResponseText } from "../../../test/support/extractor-fixtures.js";
+import { containerExtract } from "../../../test/support/container-extract.js";
 import { predictLinear } from "../../../wasm-core/src/index.js";
 import { type DataTable, getColumn } from "../../domain/data-table.js";
 import type { FeatureGroupName } from "../../domain/feature-groups.js";
 import { parsePrometheusResponse } from "../../domain/prometheus-response.js";
-import { extract } from "../../extractor/domain/extract.js";
 import { CORRELATION_THRESHOLD, isBetterModel } from "./abs-model-choice.js";
 import { backgroundSelector } from "./background-hints.js";
 import type { BackgroundModelSource, BackgroundPowerModel } from "./background-models.js";
@@ -15,12 +15,7 @@ import { containerNameOf } from "./container-split.js";
 import { type IsolateProgress, isolate } from "./isolate.js";
 
 const coremark = parsePrometheusResponse(recordedResponseText("coremark"));
-const containers = extract(coremark, {
-  energySource: "acpi",
-  featureGroup: "CounterOnly",
-  level: "container",
-  extractor: "default",
-}).table;
+const containers = containerExtract(coremark, "acpi").table;
 const FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"];
 const nodePower = new Map(
   readGoldenCsv("extract_abs_acpi_CounterOnly.csv").rows.map((fields) => [Number(fields[0]), Number(fields[4])] as const),
