@@ -1,6 +1,7 @@
 // Server tests: POST /model and GET /best-models choosing across pipelines when the request names none
 // (lowest held-out MAE, ties by pipeline name, node type first).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SelectModelRequest } from "../generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import {
@@ -21,6 +22,15 @@ describe("selection across pipelines when the request names none", () => {
     await server.close();
   });
 
+  // SelectModel for the BPF features on rapl-sysfs AbsPower, metadata only; `extra` narrows it.
+  const selectBpfModel = (extra: Partial<SelectModelRequest> = {}) =>
+    server.registry.client.selectModel({
+      featureNames: BPF,
+      outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+      energySource: "rapl-sysfs",
+      metadataOnly: true,
+      ...extra,
+    });
   const keplerRequest = { ...JSON.parse(KEPLER_0712_BODY), node_type: -1, machine_spec: null };
   const servedBy = async () =>
     ((await (await postModel(server, keplerRequest)).json()) as { model_name: string; mae: number }).mae;
@@ -31,12 +41,7 @@ describe("selection across pipelines when the request names none", () => {
     expect(await servedBy()).toBe(4);
     await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "latest", maeWatts: 2 })));
     expect(await servedBy()).toBe(2);
-    const grpcAnswer = await server.registry.client.selectModel({
-      featureNames: BPF,
-      outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-      energySource: "rapl-sysfs",
-      metadataOnly: true,
-    });
+    const grpcAnswer = await selectBpfModel();
     expect(grpcAnswer.metadata?.location?.pipelineName).toBe("latest");
     expect(grpcAnswer.selection?.reason).toBe(
       'SGDRegressorTrainer_0 has the lowest held-out MAE (2 W) of 3 candidate models in BPFOnly of pipelines "good", "later", "latest"; trained for any node type (no machine spec)',
@@ -45,12 +50,7 @@ describe("selection across pipelines when the request names none", () => {
 
   it("breaks an MAE tie by pipeline name", async () => {
     await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "aaa", maeWatts: 2 })));
-    const answer = await server.registry.client.selectModel({
-      featureNames: BPF,
-      outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-      energySource: "rapl-sysfs",
-      metadataOnly: true,
-    });
+    const answer = await selectBpfModel();
     expect(answer.metadata?.location?.pipelineName).toBe("aaa");
   });
 
@@ -86,14 +86,7 @@ describe("selection across pipelines when the request names none", () => {
   it("prefers a model trained for the requested node type over a lower MAE in another pipeline", async () => {
     await publishTestArchive(server.registry, buildTestArchive(linearModel({ pipelineName: "zzz", nodeType: 5, maeWatts: 0.5 })));
     const pick = async (nodeType: number) => {
-      const answer = await server.registry.client.selectModel({
-        featureNames: BPF,
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-        trainerName: "SGDRegressorTrainer",
-        nodeType,
-        metadataOnly: true,
-      });
+      const answer = await selectBpfModel({ trainerName: "SGDRegressorTrainer", nodeType });
       return [answer.metadata?.location?.pipelineName, answer.metadata?.modelName, answer.selection?.modelMatchesNodeType];
     };
     expect(await pick(0)).toEqual(["aaa", "SGDRegressorTrainer_0", true]);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doubledFeatures, goldenTable } from "../../test/fixtures/trainer/fixtures.js";
-import { goldenTrainOptions, startTestRegistry, trainRequests, trainResults } from "../../test/support/train-calls.js";
+import { goldenTrainOptions, startLocalRegistry, trainRequests, trainResults } from "../../test/support/train-calls.js";
 import type { DataTable } from "../domain/data-table.js";
 import { TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
@@ -60,7 +60,7 @@ let published: ModelFolder;
 
 beforeAll(async () => {
   registryPath = await folder("remote-ckpt-registry-");
-  registry = await startTestRegistry(registryPath);
+  registry = await startLocalRegistry(registryPath);
   // A first trainer publishes SGD through the registry.
   const first = await trainer({ modelPath: await folder("remote-ckpt-first-"), registryAddress: registry.address });
   expect(await train(first, goldenTable("acpi"), false)).toEqual([TrainOutcome.TRAIN_OUTCOME_SUCCEEDED]);

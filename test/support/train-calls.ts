@@ -17,7 +17,7 @@ import { startTrainer } from "../../services/trainer/main.js";
 import { type GoldenSource, goldenTestTimestamps } from "../fixtures/trainer/fixtures.js";
 
 /** A real registry on 127.0.0.1:0 over `modelPath`, with no rescans (the test alone writes the folder). */
-export function startTestRegistry(modelPath: string): Promise<ServerHandle> {
+export function startLocalRegistry(modelPath: string): Promise<ServerHandle> {
   return startRegistry(
     { ...readRegistryConfig({}), host: "127.0.0.1", port: 0, modelPath, rescanIntervalMs: 0 },
     { logger: silentLogger() },
@@ -41,7 +41,7 @@ export async function startTrainerAndRegistry(
 ): Promise<TrainerAndRegistry> {
   const registryPath = await mkdtemp(join(tmpdir(), `${folderPrefix}-registry-`));
   const trainerPath = await mkdtemp(join(tmpdir(), `${folderPrefix}-local-`));
-  const registry = await startTestRegistry(registryPath);
+  const registry = await startLocalRegistry(registryPath);
   const trainer = await startTrainer(
     {
       ...readTrainerConfig({}),
