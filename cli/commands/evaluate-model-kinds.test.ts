@@ -4,16 +4,14 @@ import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readIsolatorGolden } from "../../test/fixtures/isolator/goldens.js";
+import { evaluateJson, evaluateText } from "../../test/support/evaluate-cli.js";
 import {
-  cli,
   columnsOf,
-  COREMARK,
   errors,
   linearPredictions,
+  modelPath,
   PIPELINE,
   relative,
-  type Report,
-  modelPath,
   useEvaluatedModels,
 } from "../../test/support/evaluated-models.js";
 
@@ -21,21 +19,7 @@ useEvaluatedModels();
 
 describe("kepler-model evaluate", () => {
   it("--output-type DynPower: the model on the min-isolated recording, checked on the reference's isolate_min table", async () => {
-    const report = JSON.parse(
-      await cli([
-        "evaluate",
-        "--pipeline",
-        PIPELINE,
-        "--input",
-        COREMARK,
-        "--model-path",
-        modelPath,
-        "--output-type",
-        "DynPower",
-        "--json",
-        "--in-sample",
-      ]),
-    ) as Report;
+    const report = await evaluateJson(["--output-type", "DynPower", "--in-sample"]);
     expect(report.models).toHaveLength(1);
     const [model] = report.models;
     const golden = readIsolatorGolden("isolate_min_rapl-sysfs_CounterOnly.csv");
@@ -57,18 +41,7 @@ describe("kepler-model evaluate", () => {
       join(profiled, "metadata.json"),
       JSON.stringify({ name: "profiled", isolator: "profile", extractor: "default" }),
     );
-    const stdout = await cli([
-      "evaluate",
-      "--pipeline",
-      "profiled",
-      "--input",
-      COREMARK,
-      "--model-path",
-      modelPath,
-      "--output-type",
-      "DynPower",
-      "--in-sample",
-    ]);
+    const stdout = await evaluateText(["--output-type", "DynPower", "--in-sample"], { pipeline: "profiled" });
     expect(stdout).toContain("\nnote: the pipeline was trained with the profile isolator; the recording is isolated with min\n");
     expect(stdout).toContain(`  package    187 in-sample  ${expected.mae.toFixed(4)}  `);
   });
@@ -81,24 +54,8 @@ describe("kepler-model evaluate", () => {
     delete metadata.format_version;
     await writeFile(join(imported, "metadata.json"), JSON.stringify(metadata));
     const evaluate = async (pipeline: string) =>
-      (
-        JSON.parse(
-          await cli([
-            "evaluate",
-            "--pipeline",
-            pipeline,
-            "--input",
-            COREMARK,
-            "--model-path",
-            modelPath,
-            "--model",
-            "LinearRegressionTrainer_0",
-            "--source",
-            "rapl-sysfs",
-            "--json",
-          ]),
-        ) as Report
-      ).models[0]!.components;
+      (await evaluateJson(["--model", "LinearRegressionTrainer_0", "--source", "rapl-sysfs"], { pipeline })).models[0]!
+        .components;
     const fromWeights = await evaluate("imported");
     const fromModels = await evaluate(PIPELINE);
     fromWeights.forEach((c, i) => {

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readGoldenCsv } from "../../test/support/extractor-fixtures.js";
+import { evaluateArgs, evaluateJson, evaluateText } from "../../test/support/evaluate-cli.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
 import {
   cli,
@@ -26,9 +27,7 @@ useEvaluatedModels();
 
 describe("kepler-model evaluate", () => {
   it("--json: each model's MAE, MAPE and max error per component equal the ones computed from the reference's table", async () => {
-    const report = JSON.parse(
-      await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--json", "--in-sample"]),
-    ) as Report;
+    const report = await evaluateJson(["--in-sample"]);
     const golden = readGoldenCsv("extract_abs_rapl-sysfs_CounterOnly.csv");
     const column = columnsOf(golden.header, golden.rows);
     const linear = report.models.find((m) => m.energySource === "rapl-sysfs" && m.modelName === "LinearRegressionTrainer_0")!;
@@ -66,7 +65,7 @@ describe("kepler-model evaluate", () => {
   });
 
   it("prints a table sorted by MAE, the best model per source and the skipped models", async () => {
-    const stdout = await cli(["evaluate", "--pipeline", PIPELINE, "--input", COREMARK, "--model-path", modelPath, "--in-sample"]);
+    const stdout = await evaluateText(["--in-sample"]);
     const golden = readGoldenCsv("extract_abs_acpi_CounterOnly.csv");
     const column = columnsOf(golden.header, golden.rows);
     const modelFolder = join(modelPath, PIPELINE, "acpi", "AbsPower", "CounterOnly", "LinearRegressionTrainer_0");
@@ -102,21 +101,10 @@ describe("kepler-model evaluate", () => {
   it("scores held-out rows by default: each model's stored test rows, whose MAE equals the one stored (coremark and idle)", async () => {
     const heldOut = async (input: string, source: string, ...extra: string[]) =>
       (
-        JSON.parse(
-          await cli([
-            "evaluate",
-            "--pipeline",
-            PIPELINE,
-            "--input",
-            input,
-            "--model-path",
-            modelPath,
-            "--source",
-            source,
-            "--json",
-            ...extra,
-          ]),
-        ) as Report & { models: Array<{ scoredRows: string; storedHeldOutMaeWatts: number | null }> }
+        await evaluateJson<Report & { models: Array<{ scoredRows: string; storedHeldOutMaeWatts: number | null }> }>(
+          ["--source", source, ...extra],
+          { input },
+        )
       ).models;
     const models = [
       ...(await heldOut(COREMARK, "rapl-sysfs")),
@@ -170,22 +158,7 @@ describe("kepler-model evaluate", () => {
   });
 
   it("--model and --source pick one model", async () => {
-    const report = JSON.parse(
-      await cli([
-        "evaluate",
-        "--pipeline",
-        PIPELINE,
-        "--input",
-        COREMARK,
-        "--model-path",
-        modelPath,
-        "--model",
-        "KNeighborsRegressorTrainer_0",
-        "--source",
-        "rapl-sysfs",
-        "--json",
-      ]),
-    ) as Report;
+    const report = await evaluateJson(["--model", "KNeighborsRegressorTrainer_0", "--source", "rapl-sysfs"]);
     expect(report.models.map((m) => `${m.energySource}/${m.modelName}`)).toEqual(["rapl-sysfs/KNeighborsRegressorTrainer_0"]);
     expect(report.skipped).toEqual([]);
   });
@@ -201,20 +174,10 @@ describe("kepler-model evaluate", () => {
     expect(type.stderr.split("\n")[0]).toBe(
       'kepler-model evaluate: --output-type must be one of AbsPower, DynPower, got "Both" (kepler-model evaluate --help lists the flags)',
     );
-    const pipeline = await run(["evaluate", "--pipeline", "nope", "--input", COREMARK, "--model-path", modelPath]);
+    const pipeline = await run(evaluateArgs([], { pipeline: "nope" }));
     expect(pipeline.code).toBe(1);
     expect(pipeline.stderr).toBe(`kepler-model evaluate: pipeline folder ${join(modelPath, "nope")} not found\n`);
-    const model = await run([
-      "evaluate",
-      "--pipeline",
-      PIPELINE,
-      "--input",
-      COREMARK,
-      "--model-path",
-      modelPath,
-      "--model",
-      "X_0",
-    ]);
+    const model = await run(evaluateArgs(["--model", "X_0"]));
     expect(model.code).toBe(1);
     expect(model.stderr).toBe(
       `kepler-model evaluate: no AbsPower model named X_0 matches in ${join(modelPath, PIPELINE)} (it holds 6 models)\n`,
