@@ -34,6 +34,13 @@ export async function listKeptVersions(storage: ModelStorage, location: ModelLoc
     .sort();
 }
 
+/** Every file of a model's kept versions (zips and weight siblings), as paths relative to its pipeline. */
+export async function keptVersionFiles(storage: ModelStorage, location: ModelLocation): Promise<string[]> {
+  const folder = folderOf(location);
+  const names = (await storage.listPipelineFiles(location.pipelineName, folder)) ?? [];
+  return names.sort().map((name) => `${folder}/${name}`);
+}
+
 /** A kept version's bytes; undefined when there is no such version. */
 export async function readKeptVersion(
   storage: ModelStorage,

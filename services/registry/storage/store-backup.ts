@@ -1,5 +1,6 @@
 // A whole model store as one backup zip, and back: every model (its zip and weight sibling, byte for
-// byte) and every pipeline file, through the ModelStorage seam, so a local folder and an S3 store back
+// byte), every pipeline file and every model's kept versions (`.versions/`, for `models rollback`; stored
+// as pipeline files, so a restore writes them back as any pipeline file), through the ModelStorage seam, so a local folder and an S3 store back
 // up and restore alike. `backup-manifest.json` lists each file with its SHA-256 and the store format;
 // a restore checks the whole backup before writing anything, writes into an empty store, then reads
 // every file back and compares (kepler-model models backup / restore, docs/operations.md).
@@ -17,6 +18,7 @@ import {
 } from "../../models/index.js";
 import type { ModelStorage } from "./model-storage.js";
 import { modelPathOf } from "./model-layout.js";
+import { keptVersionFiles } from "../domain/model-versions.js";
 import { STORE_FORMAT_VERSION } from "./store-format.js";
 
 export const BACKUP_MANIFEST = "backup-manifest.json";
@@ -77,9 +79,14 @@ export async function backupStore(storage: ModelStorage): Promise<{ zip: Buffer;
   const tables = new Set(
     listing.models.map(({ location: l }) => `${l.pipelineName}\n${l.energySource}_${l.outputType}_model_metadata.csv`),
   );
+  // Kept versions live in a hidden folder that listings skip: asked for per model.
+  const versions = [];
+  for (const { location } of listing.models)
+    for (const path of await keptVersionFiles(storage, location)) versions.push({ pipelineName: location.pipelineName, path });
   const files = [
     ...listing.pipelineFiles,
     ...[...tables].map((key) => ({ pipelineName: key.split("\n")[0]!, path: key.split("\n")[1]! })),
+    ...versions,
   ];
   for (const { pipelineName, path } of files) {
     const data = await storage.readPipelineFile(pipelineName, path);
