@@ -19,7 +19,14 @@ export {
   type VmQueryResults,
 } from "./training/vm-training-table.js";
 export { VM_FREQUENCY_MHZ, vmSpec, vmSpecMessage } from "./guest/vm-spec.js";
-export { DEFAULT_VM_PIPELINE, DEFAULT_VM_TRAINERS, trainVmModels, type VmTrainCall } from "./training/train-vm-models.js";
+export {
+  DEFAULT_VM_PIPELINE,
+  DEFAULT_VM_TRAINERS,
+  isLagWorthKeeping,
+  LAG_MIN_MAE_GAIN,
+  trainVmModels,
+  type VmTrainCall,
+} from "./training/train-vm-models.js";
 export {
   type CreatePredictor,
   type ExporterModel,

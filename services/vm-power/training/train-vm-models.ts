@@ -21,6 +21,16 @@ import {
 /** Trainers that extrapolate to workload mixes never seen in training (trees, neighbours and polynomials do not). */
 export const DEFAULT_VM_TRAINERS = ["LinearRegressionTrainer", "SGDRegressorTrainer"] as const;
 export const DEFAULT_VM_PIPELINE = "vm-kepler-0.10";
+/**
+ * The lag columns double the features: they are kept only when they lower the test-split MAE by at least
+ * this fraction, so noise alone (a few tenths of a percent either way where power does not lag) never does.
+ */
+export const LAG_MIN_MAE_GAIN = 0.05;
+
+/** Whether a lagged model's test-split MAE is low enough against the plain one's to keep its lag columns. */
+export function isLagWorthKeeping(laggedMaeWatts: number, plainMaeWatts: number): boolean {
+  return laggedMaeWatts < plainMaeWatts * (1 - LAG_MIN_MAE_GAIN);
+}
 
 export interface TrainVmModelsRequest {
   results: VmQueryResults;
@@ -32,9 +42,10 @@ export interface TrainVmModelsRequest {
   pipelineName: string;
   seed?: number;
   /**
-   * Opt-in temporal transform: also train each trainer with `<feature>_lag1` columns
-   * (vm-feature-transforms.ts) and publish whichever of the two has the lower error on the trainer's own
-   * test split (rows the fit never saw).
+   * Temporal transform (vm-train's default; off here unless set): also train each trainer with
+   * `<feature>_lag1` columns (vm-feature-transforms.ts), both on the same rows, and publish the lagged one
+   * where it lowers the MAE on the trainer's own test split (rows the fit never saw) by LAG_MIN_MAE_GAIN.
+   * MAE, not MAPE: Kepler 0.10 gives an idle VM no idle share, so its near-zero watts dominate a percentage.
    */
   laggedFeatures?: boolean;
   /** Opt-in host context (host-context-series.ts): add the guest_host_<zone>_watts features; hosts of this many CPUs. */
@@ -59,7 +70,7 @@ export interface VmTrainCall {
 /** What this room reads of a trainer's result to choose between plain and lagged. */
 interface ComparableResult {
   trainerName: string;
-  mapePercent: number;
+  maeWatts: number;
   archive?: ModelArchive;
 }
 
@@ -135,18 +146,19 @@ export async function trainVmModels<R extends ComparableResult>(
           for (const result of trained.results) results.push({ ...result, featureGroup, outputType, lagged: false });
           continue;
         }
-        const plain = await deps.trainModels(call, { publishModel: async () => {} });
+        // Both on the lagged table's rows (each VM's first row dropped), so both are scored on the same test rows.
+        const widened = addLaggedColumns(transformed, vmTable.features).table;
+        const plain = await deps.trainModels(
+          { ...call, table: widened, featureNames: features },
+          { publishModel: async () => {} },
+        );
         const lagged = await deps.trainModels(
-          {
-            ...call,
-            table: addLaggedColumns(transformed, vmTable.features).table,
-            featureNames: [...features, ...laggedFeatures(vmTable.features)],
-          },
+          { ...call, table: widened, featureNames: [...features, ...laggedFeatures(vmTable.features)] },
           { publishModel: async () => {} },
         );
         for (const result of plain.results) {
           const other = lagged.results.find((r) => r.trainerName === result.trainerName);
-          const chosen = other !== undefined && other.mapePercent < result.mapePercent ? other : result;
+          const chosen = other !== undefined && isLagWorthKeeping(other.maeWatts, result.maeWatts) ? other : result;
           if (chosen.archive !== undefined) await deps.publishModel(chosen.archive);
           results.push({ ...chosen, featureGroup, outputType, lagged: chosen === other });
         }
