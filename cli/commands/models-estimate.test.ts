@@ -3,26 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEstimator } from "../../services/estimator/main.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { readZip } from "../../services/models/index.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { runCli } from "../main.js";
+import { runCliCaptured as cli } from "../../test/support/run-cli.js";
 
 const FIXTURE = new URL("../../test/fixtures/registry/ec2-fixture", import.meta.url).pathname;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {} });
-  return { code, out, err };
-}
 
 let dir: string;
 let registry: Awaited<ReturnType<typeof startRegistry>>;
@@ -58,11 +46,12 @@ describe("kepler-model models / estimate", () => {
     const imported = await cli(["models", "import", FIXTURE, "--registry-address", registry.address]);
     expect(imported).toEqual({
       code: 0,
-      err: "",
-      out: "imported pipeline ec2-fixture: 3 models served, 1 skipped\n  skipped rapl-sysfs/AbsPower/BPFOnly/GradientBoostingRegressorTrainer_0: pickled scikit-learn model without weight.json: not readable without Python\n",
+      stderr: "",
+      stdout:
+        "imported pipeline ec2-fixture: 3 models served, 1 skipped\n  skipped rapl-sysfs/AbsPower/BPFOnly/GradientBoostingRegressorTrainer_0: pickled scikit-learn model without weight.json: not readable without Python\n",
     });
     const listed = await cli(["models", "list", "--source", "rapl-sysfs", "--registry-address", registry.address]);
-    expect(listed.out).toBe(
+    expect(listed.stdout).toBe(
       [
         "pipeline     source      output    feature_group  model                           mae_w  weights",
         "ec2-fixture  rapl-sysfs  AbsPower  BPFOnly        ExponentialRegressionTrainer_0  75.5   yes",
@@ -71,7 +60,7 @@ describe("kepler-model models / estimate", () => {
       ].join("\n"),
     );
     const best = await cli(["models", "best", "--source", "acpi", "--registry-address", registry.address]);
-    expect(best.out).toBe(
+    expect(best.stdout).toBe(
       [
         "output    feature_group  model                  mae_w  pipeline",
         "AbsPower  BPFOnly        SGDRegressorTrainer_0  9.7    ec2-fixture",
@@ -79,14 +68,14 @@ describe("kepler-model models / estimate", () => {
       ].join("\n"),
     );
     const bestJson = await cli(["models", "best", "--source", "acpi", "--json", "--registry-address", registry.address]);
-    expect({ code: bestJson.code, rows: JSON.parse(bestJson.out) }).toEqual({
+    expect({ code: bestJson.code, rows: JSON.parse(bestJson.stdout) }).toEqual({
       code: 0,
       rows: [
         { output: "AbsPower", feature_group: "BPFOnly", model: "SGDRegressorTrainer_0", mae_w: 9.7, pipeline: "ec2-fixture" },
       ],
     });
     const listJson = await cli(["models", "list", "--source", "rapl-sysfs", "--json", "--registry-address", registry.address]);
-    expect(JSON.parse(listJson.out).map((row: { model: string; mae_w: number }) => [row.model, row.mae_w])).toEqual([
+    expect(JSON.parse(listJson.stdout).map((row: { model: string; mae_w: number }) => [row.model, row.mae_w])).toEqual([
       ["ExponentialRegressionTrainer_0", 75.5],
       ["SGDRegressorTrainer_0", 60.78],
     ]);
@@ -94,21 +83,21 @@ describe("kepler-model models / estimate", () => {
     const noPipeline = await cli(["models", "list", "--pipeline", "nope", "--registry-address", registry.address]);
     expect(noPipeline).toEqual({
       code: 1,
-      out: "",
-      err: "kepler-model models: no models in pipeline nope: pipelines here are ec2-fixture\n",
+      stdout: "",
+      stderr: "kepler-model models: no models in pipeline nope: pipelines here are ec2-fixture\n",
     });
     const noNodeType = await cli(["models", "best", "--node-type", "9", "--registry-address", registry.address]);
     expect(noNodeType).toEqual({
       code: 1,
-      out: "",
-      err: "kepler-model models: no models of node type 9: node types here are 0, 1, 2, 3, 4, 5\n",
+      stdout: "",
+      stderr: "kepler-model models: no models of node type 9: node types here are 0, 1, 2, 3, 4, 5\n",
     });
     const output = join(dir, "export.zip");
     const exported = await cli(["models", "export", "ec2-fixture", "--output", output, "--registry-address", registry.address]);
     expect(exported.code).toBe(0);
     const names = readZip(readFileSync(output)).map((entry) => entry.name);
     // 6 model files, metadata.json, node_type_index.json, the model table of each source and README.md.
-    expect(exported.out).toBe(`wrote ${output} (${readFileSync(output).byteLength} bytes): 3 models exported, 0 dropped\n`);
+    expect(exported.stdout).toBe(`wrote ${output} (${readFileSync(output).byteLength} bytes): 3 models exported, 0 dropped\n`);
     expect(names.length).toBe(11);
     expect(names).toContain("README.md");
     expect(names).toContain("acpi_AbsPower_model_metadata.csv");
@@ -134,14 +123,14 @@ describe("kepler-model models / estimate", () => {
       "--registry-address",
       registry.address,
     ]);
-    expect(exported.err).toBe("");
+    expect(exported.stderr).toBe("");
     expect(exported.code).toBe(0);
-    expect(exported.out.split("\n").slice(1)).toEqual([
+    expect(exported.stdout.split("\n").slice(1)).toEqual([
       "  dropped rapl-sysfs/AbsPower/BPFOnly/ExponentialRegressionTrainer_0: MAPE 20.1 % > 20 %",
       "  dropped rapl-sysfs/AbsPower/BPFOnly/SGDRegressorTrainer_0: MAE 60.78 W > 50 W",
       "",
     ]);
-    expect(exported.out.split("\n")[0]).toMatch(/: 1 models exported, 2 dropped$/);
+    expect(exported.stdout.split("\n")[0]).toMatch(/: 1 models exported, 2 dropped$/);
     const entries = new Map(readZip(readFileSync(output)).map((entry) => [entry.name, Buffer.from(entry.data).toString("utf8")]));
     expect([...entries.keys()].filter((name) => name.startsWith("rapl-sysfs/"))).toEqual([]);
     expect(entries.has("acpi/AbsPower/BPFOnly/SGDRegressorTrainer_0.zip")).toBe(true);
@@ -179,7 +168,7 @@ describe("kepler-model models / estimate", () => {
     );
     const bad = await cli(["models", "export", "ec2-fixture", "--max-mape", "-1", "--registry-address", registry.address]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--max-mape must be a number >= 0, got "-1"');
+    expect(bad.stderr).toContain('--max-mape must be a number >= 0, got "-1"');
   });
 
   it("estimates power with the chosen model", async () => {
@@ -200,7 +189,7 @@ describe("kepler-model models / estimate", () => {
       "--json",
     ]);
     expect(result.code).toBe(0);
-    const response = JSON.parse(result.out);
+    const response = JSON.parse(result.stdout);
     expect(response.componentPowers).toEqual([
       {
         component: "platform",
@@ -223,7 +212,7 @@ describe("kepler-model models / estimate", () => {
       "--estimator-address",
       estimator.address,
     ]);
-    expect(table.out.split("\n").slice(0, 3)).toEqual(["row  platform_w", "0    63.732", ""]);
+    expect(table.stdout.split("\n").slice(0, 3)).toEqual(["row  platform_w", "0    63.732", ""]);
   });
 
   it("reports failures with their status", async () => {
@@ -239,12 +228,12 @@ describe("kepler-model models / estimate", () => {
       estimator.address,
     ]);
     expect(result.code).toBe(1);
-    expect(result.err).toBe(
+    expect(result.stderr).toBe(
       'kepler-model estimate: FAILED_PRECONDITION: no AbsPower model for acpi in pipeline "ec2-fixture" covers the given features [cpu_cycles]; the closest, SGDRegressorTrainer_0 (BPFOnly), needs [bpf_cpu_time_ms, bpf_page_cache_hit] (missing [bpf_cpu_time_ms, bpf_page_cache_hit])\n',
     );
     const usage = await cli(["estimate", "--metrics", "a,b", "--values", "1", "--estimator-address", estimator.address]);
     expect(usage.code).toBe(2);
-    expect(usage.err.split("\n")[0]).toBe(
+    expect(usage.stderr.split("\n")[0]).toBe(
       'kepler-model estimate: --values row 1 ("1") needs 2 comma-separated numbers, one per metric (kepler-model estimate --help lists the flags)',
     );
   });

@@ -3,7 +3,6 @@
 import { mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { discoverMachineSpec } from "../../services/node-types/discover-machine-spec.js";
 import {
@@ -13,18 +12,7 @@ import {
   startPrometheus,
   describeWithPrometheus,
 } from "../../test/support/prometheus.js";
-import { runCli } from "../main.js";
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {} });
-  return { code, out, err };
-}
+import { runCliCaptured as cli } from "../../test/support/run-cli.js";
 
 // A day back, on a 3 s grid, so the window is inside the backfilled block.
 const START = Math.floor((Date.now() / 1000 - 86_400) / 3) * 3;
@@ -80,9 +68,9 @@ describeWithPrometheus("kepler-model query --to-csv --id", () => {
       "--id",
       "node-a",
     ]);
-    expect(result.err).toBe("");
+    expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.out).toContain(`wrote 2 CSV files to ${csvDir}\n`);
+    expect(result.stdout).toContain(`wrote 2 CSV files to ${csvDir}\n`);
     expect((await readdir(csvDir)).sort()).toEqual([
       "kepler_container_bpf_cpu_time_ms_total.csv",
       "kepler_node_platform_joules_total.csv",
@@ -117,12 +105,12 @@ describeWithPrometheus("kepler-model query --to-csv --id", () => {
       threads_per_core: local.threadsPerCore,
     });
     expect(spec.cores).toBeGreaterThan(0);
-    expect(result.out).toContain(`wrote ${join(dir, "rec", "machine_spec", "node-a.json")}: `);
+    expect(result.stdout).toContain(`wrote ${join(dir, "rec", "machine_spec", "node-a.json")}: `);
   });
 
   it("rejects an --id that is not a plain file name", async () => {
     const result = await cli(["query", "--prometheus", prometheus.baseUrl, "--out", join(dir, "x.json"), "--id", "../up"]);
     expect(result.code).not.toBe(0);
-    expect(result.err).toContain('--id may hold letters, digits, ".", "_" and "-" only, got "../up"');
+    expect(result.stderr).toContain('--id may hold letters, digits, ".", "_" and "-" only, got "../up"');
   });
 });
