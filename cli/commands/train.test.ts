@@ -6,6 +6,20 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fixturePath } from "../../test/fixtures/trainer/fixtures.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
 
+/** `train` on the reference's acpi CounterOnly table, held out by its golden split, then `flags`. */
+const trainGoldenAcpi = (flags: readonly string[]) =>
+  run([
+    ...["train", "--input", fixturePath("extract_abs_acpi_CounterOnly.csv"), "--source", "acpi"],
+    ...["--feature-group", "CounterOnly", "--test-timestamps", fixturePath("split_coremark.json"), ...flags],
+  ]);
+
+/** `train` on the raw coremark Prometheus dump (the extractor's fixture) for one source and group, then `flags`. */
+const trainOnCoremarkDump = (source: string, featureGroup: string, flags: readonly string[]) =>
+  run([
+    ...["train", "--input", new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname],
+    ...["--source", source, "--feature-group", featureGroup, ...flags],
+  ]);
+
 describe("kepler-model train", () => {
   let modelPath: string;
   beforeEach(async () => {
@@ -16,22 +30,9 @@ describe("kepler-model train", () => {
   });
 
   it("trains on the fixture CSV with the golden split, prints MAE/MAPE per component and writes the archives", async () => {
-    const { code, stdout, stderr } = await run([
-      "train",
-      "--input",
-      fixturePath("extract_abs_acpi_CounterOnly.csv"),
-      "--source",
-      "acpi",
-      "--feature-group",
-      "CounterOnly",
-      "--output-type",
-      "AbsPower",
-      "--trainers",
-      "LinearRegressionTrainer,KNeighborsRegressorTrainer,LogisticRegressionTrainer",
-      "--test-timestamps",
-      fixturePath("split_coremark.json"),
-      "--model-path",
-      modelPath,
+    const { code, stdout, stderr } = await trainGoldenAcpi([
+      ...["--output-type", "AbsPower", "--model-path", modelPath],
+      ...["--trainers", "LinearRegressionTrainer,KNeighborsRegressorTrainer,LogisticRegressionTrainer"],
     ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
@@ -59,17 +60,8 @@ describe("kepler-model train", () => {
   });
 
   it("--json: the same run as data, MAE and MAPE unrounded (golden 11.50 / 4.58), nothing written with --dry-run", async () => {
-    const { code, stdout, stderr } = await run([
-      ...[
-        "train",
-        "--input",
-        fixturePath("extract_abs_acpi_CounterOnly.csv"),
-        "--source",
-        "acpi",
-        "--feature-group",
-        "CounterOnly",
-      ],
-      ...["--trainers", "LinearRegressionTrainer", "--test-timestamps", fixturePath("split_coremark.json")],
+    const { code, stdout, stderr } = await trainGoldenAcpi([
+      ...["--trainers", "LinearRegressionTrainer"],
       ...["--model-path", modelPath, "--dry-run", "--json"],
     ]);
     expect(stderr).toBe("");
@@ -94,20 +86,8 @@ describe("kepler-model train", () => {
   });
 
   it("extracts a saved Prometheus response (the raw coremark dump) and trains on it: the golden MAE", async () => {
-    const response = new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname;
-    const { code, stdout, stderr } = await run([
-      "train",
-      "--input",
-      response,
-      "--source",
-      "rapl-sysfs",
-      "--feature-group",
-      "CounterOnly",
-      "--trainers",
-      "PolynomialRegressionTrainer",
-      "--test-timestamps",
-      fixturePath("split_coremark.json"),
-      "--dry-run",
+    const { code, stdout, stderr } = await trainOnCoremarkDump("rapl-sysfs", "CounterOnly", [
+      ...["--trainers", "PolynomialRegressionTrainer", "--test-timestamps", fixturePath("split_coremark.json"), "--dry-run"],
     ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
@@ -122,20 +102,9 @@ describe("kepler-model train", () => {
   });
 
   it("trains the groups older recordings carry (CgroupOnly, KubeletOnly) and IRQOnly from the raw coremark dump", async () => {
-    const response = new URL("../../test/fixtures/extractor/coremark-2023-09-28.json.gz", import.meta.url).pathname;
     for (const group of ["CgroupOnly", "KubeletOnly", "IRQOnly"]) {
-      const { code, stdout, stderr } = await run([
-        "train",
-        "--input",
-        response,
-        "--source",
-        "acpi",
-        "--feature-group",
-        group,
-        "--trainers",
-        "LinearRegressionTrainer",
-        "--model-path",
-        modelPath,
+      const { code, stdout, stderr } = await trainOnCoremarkDump("acpi", group, [
+        ...["--trainers", "LinearRegressionTrainer", "--model-path", modelPath],
       ]);
       expect(stderr).toBe("");
       expect(code).toBe(0);
