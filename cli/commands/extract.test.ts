@@ -7,6 +7,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { extractorFixturePath, readGoldenCsv, relativeError } from "../../test/support/extractor-fixtures.js";
 import { runCliCaptured as run } from "../../test/support/run-cli.js";
 
+const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
+const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
+
+/** `extract --input <recording> --source <source> --feature-group <featureGroup>`, then `flags`. */
+const extract = (recording: string, source: string, featureGroup: string, flags: readonly string[]) =>
+  run(["extract", "--input", recording, "--source", source, "--feature-group", featureGroup, ...flags]);
+
 describe("kepler-model extract", () => {
   let folder: string;
   beforeEach(async () => {
@@ -18,18 +25,7 @@ describe("kepler-model extract", () => {
 
   it("writes the reference's CSV for coremark rapl-sysfs/CounterIRQCombined (data labelled `rapl`)", async () => {
     const out = join(folder, "table.csv");
-    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
-    const result = await run([
-      "extract",
-      "--input",
-      input,
-      "--source",
-      "rapl-sysfs",
-      "--feature-group",
-      "CounterIRQCombined",
-      "--out",
-      out,
-    ]);
+    const result = await extract(COREMARK, "rapl-sysfs", "CounterIRQCombined", ["--out", out]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`wrote ${out}: 187 rows`);
@@ -53,9 +49,7 @@ describe("kepler-model extract", () => {
 
   it("--json: the summary as data (rows, columns, valid groups, correlations)", async () => {
     const out = join(folder, "table.csv");
-    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
-    const args = ["--source", "rapl-sysfs", "--feature-group", "CounterIRQCombined", "--out", out, "--json"];
-    const result = await run(["extract", "--input", input, ...args]);
+    const result = await extract(COREMARK, "rapl-sysfs", "CounterIRQCombined", ["--out", out, "--json"]);
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       out: string;
@@ -72,20 +66,7 @@ describe("kepler-model extract", () => {
 
   it("writes a container-level table with the id column after the timestamp", async () => {
     const out = join(folder, "containers.csv");
-    const input = extractorFixturePath("idle-2023-12-13.json.gz");
-    const result = await run([
-      "extract",
-      "--input",
-      input,
-      "--source",
-      "acpi",
-      "--feature-group",
-      "BPFOnly",
-      "--level",
-      "container",
-      "--out",
-      out,
-    ]);
+    const result = await extract(IDLE, "acpi", "BPFOnly", ["--level", "container", "--out", out]);
     expect(result.code).toBe(0);
     const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
     expect(lines[0]).toBe("timestamp,id,bpf_cpu_time_ms,bpf_page_cache_hit,platform_power,node_type");
@@ -96,9 +77,7 @@ describe("kepler-model extract", () => {
   // wrote for the same table, so streaming changed no byte.
   it("streams coremark's container-level table byte-identical to the whole-string writer's", async () => {
     const out = join(folder, "containers.csv");
-    const input = extractorFixturePath("coremark-2023-09-28.json.gz");
-    const args = ["--source", "rapl-sysfs", "--feature-group", "CounterOnly", "--level", "container", "--out", out];
-    const result = await run(["extract", "--input", input, ...args]);
+    const result = await extract(COREMARK, "rapl-sysfs", "CounterOnly", ["--level", "container", "--out", out]);
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain(`wrote ${out}: 4342 rows of 62 containers`);
     const csv = await readFile(out);
@@ -109,21 +88,10 @@ describe("kepler-model extract", () => {
   });
 
   it("exits 2 with one line for a missing flag and for an unknown group", async () => {
-    const input = extractorFixturePath("idle-2023-12-13.json.gz");
-    const missing = await run(["extract", "--input", input, "--feature-group", "BPFOnly", "--out", join(folder, "x.csv")]);
+    const missing = await run(["extract", "--input", IDLE, "--feature-group", "BPFOnly", "--out", join(folder, "x.csv")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe("kepler-model extract: --source is required (kepler-model extract --help lists the flags)\n");
-    const unknown = await run([
-      "extract",
-      "--input",
-      input,
-      "--source",
-      "acpi",
-      "--feature-group",
-      "Nope",
-      "--out",
-      join(folder, "x.csv"),
-    ]);
+    const unknown = await extract(IDLE, "acpi", "Nope", ["--out", join(folder, "x.csv")]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('kepler-model extract: --feature-group: unknown feature group "Nope" (known: ');
     expect(unknown.stderr.split("\n")).toHaveLength(2);
