@@ -4,13 +4,7 @@
 // power is that component's mean over the training rows, whatever the features.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath, goldenTable, goldenTestTimestamps } from "../../test/fixtures/trainer/fixtures.js";
-import {
-  type TrainerAndRegistry,
-  goldenTrainOptions,
-  startTrainerAndRegistry,
-  trainRequests,
-  trainResults,
-} from "../../test/support/train-calls.js";
+import { type TrainerAndRegistry, goldenTrainOptions, startTrainerAndRegistry } from "../../test/support/train-calls.js";
 import { createEstimatorClient } from "../estimator/client.js";
 import { readEstimatorConfig } from "../estimator/config.js";
 import { startEstimator } from "../estimator/main.js";
@@ -51,12 +45,6 @@ afterAll(async () => {
   await estimator?.close();
   await servers?.close();
 });
-
-const requests = () =>
-  trainRequests(
-    goldenTrainOptions("rapl-sysfs", ["MeanTrainer", "LinearRegressionTrainer"], PIPELINE),
-    goldenTable("rapl-sysfs"),
-  );
 
 // Each component's mean power over the rows the golden split trains on (independent of the trainer's code).
 function trainingMeans(): Map<string, number> {
@@ -121,7 +109,10 @@ describe("a trainer added in one file", () => {
     const registryPeer = createRegistryClient(servers.registry.address);
     const estimatorPeer = createEstimatorClient(estimator.address);
     try {
-      const results = await trainResults(servers.trainer.address, requests());
+      const results = await servers.train(
+        goldenTrainOptions("rapl-sysfs", ["MeanTrainer", "LinearRegressionTrainer"], PIPELINE),
+        goldenTable("rapl-sysfs"),
+      );
       expect(results.map((r) => [r.trainerName, r.outcome])).toEqual([
         ["MeanTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
         ["LinearRegressionTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],

@@ -4,13 +4,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldenTable } from "../../test/fixtures/trainer/fixtures.js";
-import {
-  type TrainerAndRegistry,
-  goldenTrainOptions,
-  startTrainerAndRegistry,
-  trainRequests,
-  trainResults,
-} from "../../test/support/train-calls.js";
+import { type TrainerAndRegistry, goldenTrainOptions, startTrainerAndRegistry } from "../../test/support/train-calls.js";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import { TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -25,12 +19,6 @@ afterAll(async () => {
   await servers?.close();
 });
 
-const requests = () =>
-  trainRequests(
-    goldenTrainOptions("rapl-sysfs", ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"], "via_registry"),
-    goldenTable("rapl-sysfs"),
-  );
-
 describe("trainer publishing through the registry", () => {
   it("stores every archive in the registry, announces it, and writes only checkpoints locally", async () => {
     const registryPeer = createRegistryClient(servers.registry.address);
@@ -40,7 +28,10 @@ describe("trainer publishing through the registry", () => {
       const iterator = events[Symbol.asyncIterator]();
       expect((await iterator.next()).value?.kind).toBe(ModelEventKind.MODEL_EVENT_KIND_WATCHING);
 
-      const results = await trainResults(servers.trainer.address, requests());
+      const results = await servers.train(
+        goldenTrainOptions("rapl-sysfs", ["LinearRegressionTrainer", "KNeighborsRegressorTrainer"], "via_registry"),
+        goldenTable("rapl-sysfs"),
+      );
       expect(results.map((r) => [r.trainerName, r.outcome])).toEqual([
         ["LinearRegressionTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],
         ["KNeighborsRegressorTrainer", TrainOutcome.TRAIN_OUTCOME_SUCCEEDED],

@@ -30,6 +30,8 @@ export interface TrainerAndRegistry {
   readonly trainer: ServerHandle;
   readonly registryPath: string;
   readonly trainerPath: string;
+  /** Trains `table` with `options` on the trainer and returns its results. */
+  train(options: Partial<TrainOptions>, table: DataTable): Promise<TrainerResult[]>;
   /** Closes both servers and removes both folders. */
   close(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startTrainerAndRegistry(
     trainer,
     registryPath,
     trainerPath,
+    train: (options, table) => trainResults(trainer.address, trainRequests(options, table)),
     async close() {
       await trainer.close();
       await registry.close();
