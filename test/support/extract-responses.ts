@@ -1,9 +1,6 @@
 // Small hand-made Prometheus responses for the extractor's domain tests (semantics and bad input):
-// container and energy series, a BPFOnly recording whose rates and watts are worked out by hand, and
-// readers of the result.
-import { InvalidInputError } from "../../services/domain/errors.js";
-import { type PrometheusResponse, parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
-import { type ExtractOptions, extract } from "../../services/extractor/domain/extract.js";
+// container and energy series, and a BPFOnly recording whose rates and watts are worked out by hand
+// (the readers of the result are in extract-readers.ts).
 
 export type Samples = Array<[number, number | string]>;
 export const container = (id: string, samples: Samples, extra: Record<string, string> = {}) => ({
@@ -49,20 +46,4 @@ export function bpfResponse(overrides: Record<string, unknown> = {}): Record<str
     kepler_node_platform_joules_total: [energy("acpi", PLATFORM)],
     ...overrides,
   };
-}
-
-export const NODE: ExtractOptions = { energySource: "acpi", featureGroup: "BPFOnly", level: "node", extractor: "default" };
-export const parse = (document: unknown): PrometheusResponse => parsePrometheusResponse(JSON.stringify(document));
-export const column = (result: ReturnType<typeof extract>, name: string) => {
-  const index = result.table.columnNames.indexOf(name);
-  return Array.from(result.table.values.subarray(index * result.table.rowCount, (index + 1) * result.table.rowCount));
-};
-export function invalid(run: () => unknown): InvalidInputError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidInputError) return error;
-    throw error;
-  }
-  throw new Error("expected InvalidInputError");
 }

@@ -1,18 +1,7 @@
 // Extraction of bad input on small hand-made responses: every refusal names its place, every repair says so.
 import { describe, expect, it } from "vitest";
-import {
-  bpfResponse,
-  C1,
-  C2,
-  column,
-  container,
-  energy,
-  invalid,
-  NODE,
-  parse,
-  PLATFORM,
-  type Samples,
-} from "../../../test/support/extract-responses.js";
+import { column, invalid, NODE, parse } from "../../../test/support/extract-readers.js";
+import { bpfResponse, C1, C2, container, energy, PLATFORM, type Samples } from "../../../test/support/extract-responses.js";
 import { parsePrometheusResponse } from "../../domain/prometheus-response.js";
 import { extract } from "./extract.js";
 

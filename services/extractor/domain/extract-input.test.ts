@@ -1,18 +1,8 @@
 // Extraction semantics on small hand-made responses (bad input: extract-bad-input.test.ts); every expected number is
 // worked out by hand in the comment next to it.
 import { describe, expect, it } from "vitest";
-import {
-  bpfResponse,
-  C1,
-  C2,
-  column,
-  container,
-  energy,
-  NODE,
-  parse,
-  PLATFORM,
-  type Samples,
-} from "../../../test/support/extract-responses.js";
+import { column, NODE, parse } from "../../../test/support/extract-readers.js";
+import { bpfResponse, C1, C2, container, energy, PLATFORM, type Samples } from "../../../test/support/extract-responses.js";
 import { extract } from "./extract.js";
 
 describe("extract semantics", () => {
