@@ -34,7 +34,7 @@ async function importPipeline(
       yield {
         content: {
           $case: "header" as const,
-          value: { pipelineName: name, serverPath: "", replace: flags.replace === true },
+          value: { pipelineName: name, serverPath: "", replace: flags.replace === true, force: flags.force === true },
         },
       };
       for (const chunk of byteChunks(bytes)) yield { content: { $case: "archiveChunk" as const, value: chunk } };
@@ -117,6 +117,11 @@ export const modelsCommand: Command = {
     { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },
     { name: "json", boolean: true, description: "Print the rows as a JSON array (list, best)." },
     { name: "replace", boolean: true, description: "Replace an existing pipeline of that name (import)." },
+    {
+      name: "force",
+      boolean: true,
+      description: "With --replace: let an archive without servable models remove the pipeline's models (import).",
+    },
     {
       name: "out",
       aliases: ["output"],

@@ -245,7 +245,11 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
         if (h.serverPath !== "") throw new InvalidInputError("header.server_path", "not accepted; stream the zip");
       });
       if (bytes.byteLength === 0) throw new InvalidInputError("archive_chunk", "required: stream the pipeline zip");
-      const result = await importPipeline(store, bytes, { pipelineName: header.pipelineName, replace: header.replace });
+      const result = await importPipeline(store, bytes, {
+        pipelineName: header.pipelineName,
+        replace: header.replace,
+        force: header.force,
+      });
       return {
         pipeline: pipelineToProto(result.pipeline),
         importedModelCount: result.importedModelCount,

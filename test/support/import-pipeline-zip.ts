@@ -7,14 +7,19 @@ export async function importPipelineZip(
   registry: PeerClient<typeof RegistryServiceDefinition>,
   pipelineName: string,
   zip: Uint8Array,
-  options: { replace?: boolean; serverPath?: string } = {},
+  options: { replace?: boolean; force?: boolean; serverPath?: string } = {},
 ) {
   return registry.client.importPipeline(
     (async function* () {
       yield {
         content: {
           $case: "header" as const,
-          value: { pipelineName, serverPath: options.serverPath ?? "", replace: options.replace === true },
+          value: {
+            pipelineName,
+            serverPath: options.serverPath ?? "",
+            replace: options.replace === true,
+            force: options.force === true,
+          },
         },
       };
       for (let offset = 0; offset < zip.byteLength; offset += 1024 * 1024)

@@ -5,7 +5,7 @@
 // scikit-learn and XGBoost models cannot run without Python and are skipped, each with its reason.
 // The zip is read in memory (archive-tree.ts) and everything is written through the catalogue.
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
-import { InvalidInputError, AlreadyExistsError } from "../../domain/errors.js";
+import { InvalidInputError, AlreadyExistsError, FailedPreconditionError } from "../../domain/errors.js";
 import { assertPathSegment, createZip, type ModelLocation, readZip, REPORT_FOLDER } from "../../models/index.js";
 import { reportFileProblem } from "../../models/report-files.js";
 import { OUTPUT_TYPE_NAMES } from "../storage/model-layout.js";
@@ -60,11 +60,32 @@ function modelNamesIn(tree: ArchiveTree, groupPath: string): { zips: Set<string>
   return { zips, names: [...zips, ...folders].sort() };
 }
 
+// How many model entries the archive's `<source>/<OutputType>/<FeatureGroup>/` folders hold.
+function countArchiveModels(tree: ArchiveTree, root: string): number {
+  let count = 0;
+  for (const sourceDir of tree.entriesOf(root).filter((e) => e.directory && energySourceOfLabel(e.name) !== undefined))
+    for (const outputType of OUTPUT_TYPE_NAMES)
+      for (const group of tree.entriesOf(childPath(root, `${sourceDir.name}/${outputType}`)).filter((e) => e.directory))
+        count += modelNamesIn(tree, childPath(root, `${sourceDir.name}/${outputType}/${group.name}`)).names.length;
+  return count;
+}
+
+// A replace that would leave the pipeline without models wipes it: refused unless the caller says force.
+function assertNotAnEmptyReplace(catalogue: ModelCatalogue, name: string, modelCount: number, force: boolean): void {
+  if (force || modelCount > 0) return;
+  const stored = catalogue.list().filter((m) => m.location.pipelineName === name).length;
+  if (stored === 0) return;
+  throw new FailedPreconditionError(
+    `pipeline "${name}": the archive holds no servable model, so replacing would remove all ${stored} stored models; set force to do that`,
+    { subject: "header.force" },
+  );
+}
+
 /** Imports a pipeline zip into the catalogue (see the file comment). */
 export async function importPipeline(
   catalogue: ModelCatalogue,
   zip: Uint8Array,
-  options: { pipelineName?: string; replace?: boolean },
+  options: { pipelineName?: string; replace?: boolean; force?: boolean },
 ): Promise<ImportResult> {
   const name = options.pipelineName ?? "";
   if (name === "") throw new InvalidInputError("header.pipeline_name", "required when the pipeline zip is streamed");
@@ -74,6 +95,8 @@ export async function importPipeline(
   }
   const tree = new ArchiveTree(readZip(zip, "archive_chunk", catalogue.zipLimits));
   const root = findPipelineRoot(tree);
+  const force = options.force === true;
+  if (options.replace === true) assertNotAnEmptyReplace(catalogue, name, countArchiveModels(tree, root), force);
   // Pipeline-level files first, so the node-type index is there when model events go out.
   const topFiles = tree.entriesOf(root).filter((e) => !e.directory);
   const ordered = [...topFiles].sort(
@@ -120,6 +143,8 @@ export async function importPipeline(
     }
   }
   if (options.replace === true) {
+    // Every model skipped (none readable without Python): keep the stored ones unless forced.
+    assertNotAnEmptyReplace(catalogue, name, imported.size, force);
     for (const model of catalogue.list()) {
       if (model.location.pipelineName === name && !imported.has(locationKey(model.location)))
         await catalogue.remove(model.location);
