@@ -115,13 +115,26 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** Serves the process registry as Prometheus text on GET /metrics. */
-export async function startMetricsServer(host: string, port: number): Promise<MetricsServer> {
+/**
+ * Serves the process registry as Prometheus text on GET /metrics; with `authorize` (metrics-auth.ts) a
+ * request it refuses gets 401.
+ */
+export async function startMetricsServer(
+  host: string,
+  port: number,
+  options: { authorize?: (authorization: string | undefined) => boolean } = {},
+): Promise<MetricsServer> {
   registerBuildInfo();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
       response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("the endpoint is GET /metrics");
+      return;
+    }
+    if (options.authorize !== undefined && !options.authorize(request.headers.authorization)) {
+      response
+        .writeHead(401, { "Content-Type": "text/plain; charset=utf-8", "WWW-Authenticate": 'Bearer realm="metrics"' })
+        .end("/metrics needs a bearer token of --metrics-tokens-file: send Authorization: Bearer <token>");
       return;
     }
     metricsRegistry.metrics().then(
