@@ -3,6 +3,7 @@ import { readConfig } from "../../services/kit/config/config-schema.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
 import { versionLine } from "../../services/domain/build-info.js";
 import { setCallMetrics, startMetricsServer } from "../../services/kit/observe/metrics.js";
+import { createMetricsAuthorizer } from "../../services/kit/observe/metrics-auth.js";
 import { otlpTracesEndpoint, startTracing } from "../../services/kit/observe/tracing.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { SERVICE_NAMES, type ServiceName, logFormatKey, logLevelKey } from "../../services/kit/config/service-addresses.js";
@@ -103,13 +104,14 @@ export const serveCommand: Command = {
         throw new UsageError(`unknown service "${name}" (services: ${SERVICE_NAMES.join(", ")})`);
     }
     const logConfig = readConfig(logSchema, env, flags);
-    const { defaultModels, metricsHost, metricsPort, otlpEndpoint } = readConfig(meshConfigSchema, env, flags);
+    const { defaultModels, metricsHost, metricsPort, metricsTokensFile, otlpEndpoint } = readConfig(meshConfigSchema, env, flags);
     const { modelPath } = readConfig({ modelPath: modelPathKey }, env, flags);
     const { estimatorSocket } = readEstimatorConfig(env, flags);
     const security = readConfig(securityConfigSchema, env, flags);
     const grpcurlFlags = grpcurlConnectionFlags(security);
     const httpScheme = security.tlsCert === "" ? "http" : "https";
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
+    const authorizeMetrics = createMetricsAuthorizer(metricsTokensFile, logger);
 
     // Tracing is on only with an OTLP endpoint; servers started below then trace every call.
     const tracesEndpoint = otlpTracesEndpoint(otlpEndpoint, env);
@@ -133,7 +135,10 @@ export const serveCommand: Command = {
     // Fail fast: a listener that cannot start (gRPC, HTTP, metrics, socket) stops everything already
     // started and fails the command (exit 1, one line naming the listener and its address), so a
     // half-started process never looks alive to probes.
-    const metricsStarting = metricsPort < 0 ? Promise.resolve(undefined) : startMetricsServer(metricsHost, metricsPort);
+    const metricsStarting =
+      metricsPort < 0
+        ? Promise.resolve(undefined)
+        : startMetricsServer(metricsHost, metricsPort, { authorize: authorizeMetrics });
     const closeAll = async () => {
       abort.abort();
       const [mesh, metrics] = await Promise.all([starting.catch(() => undefined), metricsStarting.catch(() => undefined)]);

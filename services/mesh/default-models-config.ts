@@ -1,5 +1,6 @@
 import type { ConfigKey, ConfigSchema } from "../kit/config/config-schema.js";
 import { metricsHostKey, metricsPortKey } from "../kit/observe/metrics.js";
+import { metricsTokensFileKey } from "../kit/observe/metrics-auth.js";
 import { otlpEndpointKey } from "../kit/observe/tracing.js";
 
 /** `--default-models` / `--no-default-models`: the embedded default of `npm start`. */
@@ -17,5 +18,6 @@ export const meshConfigSchema = {
   defaultModels: defaultModelsKey,
   metricsHost: metricsHostKey,
   metricsPort: metricsPortKey,
+  metricsTokensFile: metricsTokensFileKey,
   otlpEndpoint: otlpEndpointKey,
 } satisfies ConfigSchema;
