@@ -1,59 +1,27 @@
 // The exporter daemon as `kepler-model exporter --tree-root` runs it: /metrics on the kit's metrics server
 // says which model, pipeline and version feed the tree, the tree shows the modelled watts, and a model
 // reload changes the watts but not the counters' continuity.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
-import { silentLogger } from "../../services/kit/observe/logger.js";
-import {
-  type ExporterDaemonHandle,
-  fileModelProvider,
-  startExporterDaemon,
-  tickIntoTree,
-} from "../../services/vm-power/index.js";
+import { describe, expect, it } from "vitest";
+import { tickIntoTree } from "../../services/vm-power/index.js";
 import { MadeUpGuest, modelWatts, writeVmModel } from "./support/modelled-vm.js";
-import { MODEL_A, MODEL_B, scratchFolder } from "./support/tree-scenario.js";
-
-let dir = "";
-let daemon: ExporterDaemonHandle | undefined;
-afterEach(async () => {
-  await daemon?.close();
-  daemon = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+import { useDaemonScratch, modelFilePower } from "./support/test-daemon.js";
+import { MODEL_A, MODEL_B } from "./support/tree-scenario.js";
 
 describe("exporter daemon with a tree", () => {
+  const scratch = useDaemonScratch("exporter-daemon-");
+
   it("serves what feeds the tree on /metrics and writes the modelled watts", async () => {
-    dir = scratchFolder("exporter-daemon-");
+    const dir = scratch.dir;
     const modelPath = join(dir, "model.zip");
     writeVmModel(modelPath, MODEL_A);
     const guest = new MadeUpGuest();
     let seconds = 1000;
     const userRatio = 0.25;
-    daemon = await startExporterDaemon(
-      {
-        intervalSeconds: 3600, // the test ticks itself
-        refreshSeconds: 3600,
-        host: "127.0.0.1",
-        port: 0,
-        nodeName: "vm-1",
-        version: "9.9.9",
-        tree: {
-          root: join(dir, "sys"),
-          layouts: ["powercap", "hwmon"],
-          maxEnergyRangeUj: 262_143_328_850,
-          statePath: join(dir, "state.json"),
-          updateMs: 10,
-          persistMs: 1000,
-          maxDowntimeSeconds: 600,
-        },
-      },
-      {
-        read: async () => guest.snapshot((seconds += 5), userRatio),
-        power: { kind: "model", provider: fileModelProvider(modelPath, createComponentPredictor) },
-        logger: silentLogger(),
-      },
+    const daemon = await scratch.start(
+      { read: async () => guest.snapshot((seconds += 5), userRatio), power: modelFilePower(modelPath) },
+      dir,
     );
     expect(await tickIntoTree(daemon.exporter, daemon.writer)).toBe("ok");
     const expected = modelWatts(MODEL_A, userRatio);

@@ -2,23 +2,16 @@
 // and a tampered or unsigned one is refused before use, with the reason logged; /metrics shows the model's
 // version, interval width, training rows and time, the inference duration and feature collection errors.
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createZip, keyIdOf, readZip, signArchiveEntries, type ZipEntry } from "../../services/models/index.js";
-import { type ExporterDaemonHandle, fileModelProvider, startExporterDaemon, VmExporter } from "../../services/vm-power/index.js";
+import { fileModelProvider, VmExporter } from "../../services/vm-power/index.js";
 import { MadeUpGuest, writeVmModel } from "./support/modelled-vm.js";
-import { MODEL_A, scratchFolder } from "./support/tree-scenario.js";
-
-let dir = "";
-let daemon: ExporterDaemonHandle | undefined;
-afterEach(async () => {
-  await daemon?.close();
-  daemon = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+import { useDaemonScratch, modelFilePower } from "./support/test-daemon.js";
+import { MODEL_A } from "./support/tree-scenario.js";
 
 const keys = generateKeyPairSync("ed25519");
 const trusted = new Map([[keyIdOf(keys.publicKey), keys.publicKey]]);
@@ -45,8 +38,10 @@ function logged(): { warnings: string[]; logger: ReturnType<typeof silentLogger>
 }
 
 describe("exporter model lifecycle", () => {
+  const scratch = useDaemonScratch("exporter-lifecycle-");
+
   it("refuses a tampered and an unsigned archive before use, naming why", async () => {
-    dir = scratchFolder("exporter-lifecycle-");
+    const dir = scratch.dir;
     const path = join(dir, "model.zip");
     const signed = signArchiveEntries(modelEntries(path), signingKey);
     const tampered = signed.map((e) =>
@@ -59,7 +54,7 @@ describe("exporter model lifecycle", () => {
     const guest = new MadeUpGuest();
     const exporter = new VmExporter({
       read: async () => guest.snapshot(1000, 0.25),
-      power: { kind: "model", provider: fileModelProvider(path, createComponentPredictor, trusted) },
+      power: modelFilePower(path, trusted),
       nodeName: "vm-1",
       logger,
     });
@@ -76,27 +71,23 @@ describe("exporter model lifecycle", () => {
   });
 
   it("runs a signed archive and shows EP-003's metrics", async () => {
-    dir = scratchFolder("exporter-lifecycle-");
+    const dir = scratch.dir;
     const path = join(dir, "model.zip");
     const zip = createZip(signArchiveEntries(modelEntries(path), signingKey));
     writeFileSync(path, zip);
     const guest = new MadeUpGuest();
     let seconds = 1000;
     let failNextRead = false;
-    daemon = await startExporterDaemon(
-      { intervalSeconds: 3600, refreshSeconds: 3600, host: "127.0.0.1", port: 0, nodeName: "vm-1", version: "9.9.9" },
-      {
-        read: async () => {
-          if (failNextRead) {
-            failNextRead = false;
-            throw new Error("node exporter not up yet");
-          }
-          return guest.snapshot((seconds += 5), 0.25);
-        },
-        power: { kind: "model", provider: fileModelProvider(path, createComponentPredictor, trusted) },
-        logger: silentLogger(),
+    const daemon = await scratch.start({
+      read: async () => {
+        if (failNextRead) {
+          failNextRead = false;
+          throw new Error("node exporter not up yet");
+        }
+        return guest.snapshot((seconds += 5), 0.25);
       },
-    );
+      power: modelFilePower(path, trusted),
+    });
     await daemon.exporter.refreshModel();
     await daemon.exporter.tick();
     expect(await daemon.exporter.tick()).toBe("ok");

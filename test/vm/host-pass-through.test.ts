@@ -9,18 +9,10 @@ import { createServer as createTcpServer, connect, type Server as TcpServer } fr
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
-import { silentLogger } from "../../services/kit/observe/logger.js";
-import {
-  type ExporterDaemonHandle,
-  fileModelProvider,
-  prometheusHostPower,
-  startExporterDaemon,
-  tickIntoTree,
-  ZONES,
-} from "../../services/vm-power/index.js";
+import { type ExporterDaemonHandle, prometheusHostPower, tickIntoTree, ZONES } from "../../services/vm-power/index.js";
 import { describeWithPrometheus, type PrometheusInstance, startPrometheus } from "../support/prometheus.js";
 import { MadeUpGuest, modelWatts, writeVmModel } from "./support/modelled-vm.js";
+import { modelFilePower, startTestDaemon } from "./support/test-daemon.js";
 import { MODEL_A, scratchFolder } from "./support/tree-scenario.js";
 
 const HOST_WATTS = [31.5, 22.25, 4.75, 6.125];
@@ -82,27 +74,10 @@ describeWithPrometheus("the host's own number through Prometheus", () => {
     const modelPath = join(dir, "model.zip");
     writeVmModel(modelPath, MODEL_A);
     const guest = new MadeUpGuest();
-    daemon = await startExporterDaemon(
-      {
-        intervalSeconds: 3600, // the test ticks itself
-        refreshSeconds: 3600,
-        host: "127.0.0.1",
-        port: 0,
-        nodeName: "vm-1",
-        version: "9.9.9",
-        tree: {
-          root: join(dir, "sys"),
-          layouts: ["powercap", "hwmon"],
-          maxEnergyRangeUj: 262_143_328_850,
-          statePath: join(dir, "state.json"),
-          updateMs: 10,
-          persistMs: 1000,
-          maxDowntimeSeconds: 600,
-        },
-      },
+    daemon = await startTestDaemon(
       {
         read: async () => guest.snapshot(Date.now() / 1000, USER_RATIO),
-        power: { kind: "model", provider: fileModelProvider(modelPath, createComponentPredictor) },
+        power: modelFilePower(modelPath),
         hostPower: prometheusHostPower({
           prometheusUrl: `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`,
           selector: 'vm_id="vm-1"',
@@ -111,8 +86,8 @@ describeWithPrometheus("the host's own number through Prometheus", () => {
           maxAgeSeconds: 5,
           timeoutMs: 1000,
         }),
-        logger: silentLogger(),
       },
+      dir,
     );
     const exporter = daemon.exporter;
     const joules: number[][] = [];
