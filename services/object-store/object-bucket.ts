@@ -2,6 +2,7 @@
 // other than a missing key becomes an UnavailableError naming the store (s3://bucket/prefix), so a
 // caller answers UNAVAILABLE with the store's name whatever the S3 server said.
 import {
+  CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
@@ -124,6 +125,25 @@ export class ObjectBucket {
       );
     } catch (error) {
       throw this.unavailable(`writing ${path}`, error);
+    }
+  }
+
+  /**
+   * Copies one object inside the bucket (the server copies the bytes: nothing passes through this
+   * process); the copy is one object written whole, with the source's ETag (the MD5 of its bytes).
+   */
+  async copy(from: string, to: string): Promise<void> {
+    const source = `${this.location.bucket}/${keyUnder(this.location, from)}`;
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.location.bucket,
+          Key: keyUnder(this.location, to),
+          CopySource: source.split("/").map(encodeURIComponent).join("/"),
+        }),
+      );
+    } catch (error) {
+      throw this.unavailable(`copying ${from} to ${to}`, error);
     }
   }
 

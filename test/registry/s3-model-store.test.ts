@@ -130,7 +130,7 @@ describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
     expect(await modelNames(c.address, "restart")).toEqual(["LinearRegressionTrainer_0", "SGDRegressorTrainer_0"]);
   });
 
-  it("a publish killed after its files but before its zip leaves no visible model, and the next publish works", async () => {
+  it("a publish killed after staging its files but before its commit marker leaves no visible model, and the next publish works", async () => {
     const b = await startReplica();
     const dir = await scratchDir();
     const archive = buildTestArchive(linear("SVRRegressorTrainer", 5, "killed"));
@@ -150,9 +150,11 @@ describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
     await child.exited;
     const group = "killed/rapl-sysfs/AbsPower/BPFOnly";
     const keys = (await bucket.list("killed")).map((e) => e.path);
-    // The files went up, the zip did not: no reader counts the model.
-    expect(keys).toContain(`${group}/SVRRegressorTrainer_0/metadata.json`);
-    expect(keys).not.toContain(`${group}/SVRRegressorTrainer_0.zip`);
+    // The files went up staged, uncommitted; nothing of the model is in the layout readers fetch.
+    expect(keys.filter((key) => key.startsWith(`${group}/SVRRegressorTrainer_0`))).toEqual([]);
+    const staged = (await bucket.list(`.publishing/${group}/SVRRegressorTrainer_0`)).map((e) => e.path);
+    expect(staged.some((key) => key.endsWith("/files/metadata.json"))).toBe(true);
+    expect(staged.some((key) => key.endsWith("/committed"))).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
     expect(await modelNames(b.address, "killed")).toEqual([]);
     const fresh = await startReplica({ pollMs: 0 });

@@ -1,10 +1,12 @@
 // Reads a bucket listing in the kepler-model-db layout: models (a zip, maybe a weight sibling) and
-// pipeline files (top-level files and the files of one folder below, e.g. profile/, report/).
+// pipeline files (top-level files and the files of one folder below, e.g. profile/, report/). A model
+// with a committed publish (staged-publish.ts) is listed as that version, whatever the layout holds yet.
 import { energySourceOfLabel } from "../../../domain/energy-sources.js";
 import type { ModelLocation, OutputTypeName } from "../../../models/index.js";
 import type { ObjectEntry } from "../../../object-store/index.js";
 import { isModelTable, isSafeRelativePath, OUTPUT_TYPE_NAMES } from "../model-layout.js";
 import type { ListedModel, ListedPipelineFile, StorageListing } from "../model-storage.js";
+import { pendingPublishes, STAGING_ROOT } from "./staged-publish.js";
 
 interface BucketModel {
   location: ModelLocation;
@@ -17,7 +19,7 @@ export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
   const models = new Map<string, BucketModel>();
   const pipelineFiles: ListedPipelineFile[] = [];
   for (const entry of entries) {
-    if (!isSafeRelativePath(entry.path)) continue;
+    if (!isSafeRelativePath(entry.path) || entry.path.startsWith(`${STAGING_ROOT}/`)) continue;
     const parts = entry.path.split("/");
     const pipelineName = parts[0] as string;
     const energySource = parts.length > 1 ? energySourceOfLabel(parts[1] as string) : undefined;
@@ -45,6 +47,13 @@ export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
     models.set(modelPath, model);
   }
   const listed: ListedModel[] = [];
+  for (const [modelPath, publish] of pendingPublishes(entries)) {
+    const model = models.get(modelPath);
+    const location = model?.location ?? locationOf(modelPath);
+    models.delete(modelPath);
+    if (location !== undefined)
+      listed.push({ location, signature: publish.signature, modifiedTimeSeconds: publish.modifiedTimeSeconds });
+  }
   for (const model of models.values()) {
     if (model.zip === undefined) continue;
     listed.push({
@@ -57,4 +66,20 @@ export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
     ...new Set([...listed.map((m) => m.location.pipelineName), ...pipelineFiles.map((f) => f.pipelineName)]),
   ];
   return { pipelineNames: pipelineNames.sort(), models: listed, pipelineFiles };
+}
+
+/** The location of a model by its layout path (`<pipeline>/<source>/<OutputType>/<FeatureGroup>/<model>`). */
+function locationOf(modelPath: string): ModelLocation | undefined {
+  const parts = modelPath.split("/");
+  const energySource = energySourceOfLabel(parts[1] ?? "");
+  if (
+    energySource === undefined ||
+    parts.length !== 5 ||
+    parts[1] !== energySource ||
+    !OUTPUT_TYPE_NAMES.includes(parts[2] as OutputTypeName)
+  )
+    return undefined;
+  if (!isSafeRelativePath(modelPath)) return undefined;
+  const [pipelineName, , outputType, featureGroup, modelName] = parts as [string, string, OutputTypeName, string, string];
+  return { pipelineName, energySource, outputType, featureGroup, modelName };
 }

@@ -1,8 +1,8 @@
 // The S3 storage: a bucket prefix in the kepler-model-db layout (AWS S3, IBM COS, Ceph radosgw, ...).
-// A model exists when its `<model>.zip` exists: the unpacked files and the weight sibling are written
-// before the zip and removed after it, and one PUT replaces an object whole, so a reader never sees
-// half a model, and a write killed midway leaves only files no reader looks at (overwritten by the
-// next write of that model). Every failure but a missing key is an UnavailableError naming the store.
+// A model exists when its `<model>.zip` exists or a publish of it is committed. Publishes are staged
+// and committed first, then swapped into the layout (staged-publish.ts), so the layout objects of a model
+// belong to one version whatever moment a writer dies, and registries never see half a model. Every
+// failure but a missing key is an UnavailableError naming the store.
 import { createHash } from "node:crypto";
 import { InvalidInputError } from "../../../domain/errors.js";
 import type { ModelLocation } from "../../../models/index.js";
@@ -11,6 +11,15 @@ import { isSafeRelativePath, modelPathOf } from "../model-layout.js";
 import type { ModelFiles, ModelStorage, StorageListing, StoredModelBytes, WriteStep, WrittenModel } from "../model-storage.js";
 import { listingOf } from "./bucket-listing.js";
 import { checkS3StoreFormat } from "./s3-store-format.js";
+import {
+  completePublish,
+  completeStalePublishes,
+  pendingPublishes,
+  readStaged,
+  STAGING_ROOT,
+  stageAndCommit,
+  STALE_MARKER_SECONDS,
+} from "./staged-publish.js";
 
 const md5 = (data: Uint8Array | string) =>
   createHash("md5")
@@ -19,7 +28,11 @@ const md5 = (data: Uint8Array | string) =>
 
 /** A bucket prefix as a ModelStorage (see the file comment). */
 export class S3ModelStorage implements ModelStorage {
-  constructor(readonly bucket: ObjectBucket) {}
+  /** `staleMarkerSeconds`: how old a killed writer's commit marker must be before this storage completes it. */
+  constructor(
+    readonly bucket: ObjectBucket,
+    private readonly staleMarkerSeconds = STALE_MARKER_SECONDS,
+  ) {}
 
   /**
    * Opens `s3://bucket/prefix`, checking its store format (s3-store-format.ts: a newer one is refused,
@@ -29,6 +42,7 @@ export class S3ModelStorage implements ModelStorage {
     const bucket = await openBucket(settings, parseS3Url(url, field));
     try {
       await checkS3StoreFormat(bucket);
+      await completeStalePublishes(bucket, await bucket.list(STAGING_ROOT));
     } catch (error) {
       bucket.close();
       throw error;
@@ -41,18 +55,30 @@ export class S3ModelStorage implements ModelStorage {
   }
 
   async list(): Promise<StorageListing> {
-    return listingOf(await this.bucket.list());
+    const entries = await this.bucket.list();
+    // A killed writer's committed publish is completed here; the listing shows it either way.
+    await completeStalePublishes(this.bucket, entries, this.staleMarkerSeconds);
+    return listingOf(entries);
   }
 
   async readModel(location: ModelLocation): Promise<StoredModelBytes | undefined> {
     const base = modelPathOf(location);
-    const [zip, sibling] = await Promise.all([this.bucket.get(`${base}.zip`), this.bucket.get(`${base}.json`)]);
-    if (zip === undefined) return undefined;
-    return sibling === undefined ? { zip } : { zip, weightJson: sibling.toString("utf8") };
+    for (let attempt = 0; ; attempt++) {
+      const [zip, sibling] = await Promise.all([this.bucket.get(`${base}.zip`), this.bucket.get(`${base}.json`)]);
+      // Listed after the reads: a swap that overlapped them had its marker written before it began.
+      const pending = pendingPublishes(await this.bucket.list(`${STAGING_ROOT}/${base}`)).get(base);
+      if (pending === undefined) {
+        if (zip === undefined) return undefined;
+        return sibling === undefined ? { zip } : { zip, weightJson: sibling.toString("utf8") };
+      }
+      const staged = await readStaged(this.bucket, pending.folder);
+      // Gone: the publish completed meanwhile, so the layout holds it now.
+      if (staged !== undefined || attempt === 2) return staged;
+    }
   }
 
   async readArchive(location: ModelLocation): Promise<Buffer | undefined> {
-    return this.bucket.get(`${modelPathOf(location)}.zip`);
+    return (await this.readModel(location))?.zip;
   }
 
   async writeModel(
@@ -60,26 +86,19 @@ export class S3ModelStorage implements ModelStorage {
     files: ModelFiles,
     onStep: (step: WriteStep) => void | Promise<void> = () => {},
   ): Promise<WrittenModel> {
-    const folder = modelPathOf(location);
-    // Everything but the zip, in parallel: no reader looks at these before the zip exists.
-    await Promise.all([
-      ...files.folderEntries.map((entry) => this.bucket.put(`${folder}/${entry.name}`, entry.data)),
-      ...(files.weightJson === undefined ? [] : [this.bucket.put(`${folder}.json`, files.weightJson)]),
-    ]);
-    await onStep("staged");
-    await this.bucket.put(`${folder}.zip`, files.zip);
-    if (files.weightJson === undefined) await this.bucket.delete([`${folder}.json`]);
-    const written = { signature: this.contentSignature(files), modifiedTimeSeconds: Date.now() / 1000 };
-    // Files of an earlier version that this one no longer has (unseen by readers: the zip is what counts).
-    const names = new Set(files.folderEntries.map((entry) => `${folder}/${entry.name}`));
-    const stale = (await this.bucket.list(folder)).map((e) => e.path).filter((path) => !names.has(path));
-    if (stale.length > 0) await this.bucket.delete(stale);
+    const base = modelPathOf(location);
+    const signature = this.contentSignature(files);
+    const folder = await stageAndCommit(this.bucket, base, files, signature, onStep);
+    await completePublish(this.bucket, base, folder, onStep);
     await onStep("done");
-    return written;
+    return { signature, modifiedTimeSeconds: Date.now() / 1000 };
   }
 
   async removeModel(location: ModelLocation): Promise<void> {
     const folder = modelPathOf(location);
+    // A committed publish of it first (its marker would bring the model back), then the zip.
+    const staged = (await this.bucket.list(`${STAGING_ROOT}/${folder}`)).map((e) => e.path);
+    await this.bucket.delete(staged);
     await this.bucket.delete([`${folder}.zip`]);
     const rest = (await this.bucket.list(folder)).map((e) => e.path);
     await this.bucket.delete([`${folder}.json`, ...rest]);
