@@ -1,14 +1,13 @@
 // The exporter serves models trained with the opt-in transforms: `<feature>_lag1` from its previous tick
 // and the host-context features from a host-context source, computed as the training table computes them.
-import { writeFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { fileModelProvider, HOST_CONTEXT_FEATURES, VmExporter, ZONES } from "../../services/vm-power/index.js";
-import { buildTestArchive } from "../support/model-archives.js";
-import { MadeUpGuest } from "./support/modelled-vm.js";
+import { MadeUpGuest, writeLinearVmArchive } from "./support/modelled-vm.js";
 import { scratchFolder } from "./support/tree-scenario.js";
 
 const FEATURES = [...GUEST_OS_FEATURES, "guest_cpu_user_ratio_lag1", ...HOST_CONTEXT_FEATURES];
@@ -26,24 +25,14 @@ describe("exporter with lagged and host-context features", () => {
   it("takes the previous tick's value for _lag1 and the host's watts per busy CPU for guest_host_<zone>_watts", async () => {
     dir = scratchFolder("exporter-features-");
     const modelPath = join(dir, "model.zip");
-    const archive = buildTestArchive({
-      pipelineName: "vm-kepler-0.10",
-      energySource: "rapl-sysfs",
-      featureGroup: "GuestOSOnly",
-      trainerName: "LinearRegressionTrainer",
-      nodeType: 0,
-      features: FEATURES,
-      scale: FEATURES.map(() => 1),
-      maeWatts: 1,
-      model: {
-        kind: "linear",
-        components: ZONES.map((zone) => ({
-          intercept: 1,
-          coefficients: FEATURES.map((f) => (zone !== "package" && f !== "guest_cpu_user_ratio" ? 0 : (COEFFICIENT[f] ?? 0))),
-        })),
-      },
-    });
-    writeFileSync(modelPath, archive.zip);
+    writeLinearVmArchive(
+      modelPath,
+      FEATURES,
+      ZONES.map((zone) => ({
+        intercept: 1,
+        coefficients: FEATURES.map((f) => (zone !== "package" && f !== "guest_cpu_user_ratio" ? 0 : (COEFFICIENT[f] ?? 0))),
+      })),
+    );
     const guest = new MadeUpGuest();
     const ratios = [0.2, 0.5, 0.3];
     let seconds = 1000;

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { componentsOf } from "../../../services/domain/energy-sources.js";
 import { GUEST_OS_FEATURES } from "../../../services/domain/feature-groups.js";
 import type { GuestSnapshot } from "../../../services/vm-power/index.js";
-import { buildTestArchive } from "../../support/model-archives.js";
+import { buildTestArchive, type LinearComponent } from "../../support/model-archives.js";
 
 export const VM_ZONES = componentsOf("rapl-sysfs");
 const FEATURES = [...GUEST_OS_FEATURES].sort();
@@ -20,22 +20,31 @@ export interface LinearVmModel {
 
 /** Writes the model's archive to `path` (a newer file is a model reload for the exporter). */
 export function writeVmModel(path: string, model: LinearVmModel): void {
+  writeLinearVmArchive(
+    path,
+    FEATURES,
+    VM_ZONES.map((_, i) => ({
+      intercept: model.intercept[i]!,
+      coefficients: FEATURES.map((f) => (f === "guest_cpu_user_ratio" ? model.perUserRatio[i]! : 0)),
+    })),
+  );
+}
+
+/**
+ * Writes a LinearRegressionTrainer archive of pipeline vm-kepler-0.10 (rapl-sysfs, GuestOSOnly) over
+ * `features`, unscaled, one component per zone in VM_ZONES order.
+ */
+export function writeLinearVmArchive(path: string, features: readonly string[], components: LinearComponent[]): void {
   const archive = buildTestArchive({
     pipelineName: "vm-kepler-0.10",
     energySource: "rapl-sysfs",
     featureGroup: "GuestOSOnly",
     trainerName: "LinearRegressionTrainer",
     nodeType: 0,
-    features: FEATURES,
-    scale: FEATURES.map(() => 1),
+    features: [...features],
+    scale: features.map(() => 1),
     maeWatts: 1,
-    model: {
-      kind: "linear",
-      components: VM_ZONES.map((_, i) => ({
-        intercept: model.intercept[i]!,
-        coefficients: FEATURES.map((f) => (f === "guest_cpu_user_ratio" ? model.perUserRatio[i]! : 0)),
-      })),
-    },
+    model: { kind: "linear", components },
   });
   writeFileSync(path, archive.zip);
 }
