@@ -12,6 +12,10 @@ import { extractorFixturePath, relativeError } from "../support/extractor-fixtur
 const COREMARK = extractorFixturePath("coremark-2023-09-28.json.gz");
 const IDLE = extractorFixturePath("idle-2023-12-13.json.gz");
 
+/** `isolate` of the coremark recording's rapl-sysfs CounterOnly table, then `flags`. */
+const isolateCoremark = (flags: readonly string[]) =>
+  run(["isolate", "--input", COREMARK, "--source", "rapl-sysfs", "--feature-group", "CounterOnly", ...flags]);
+
 let folder: string;
 
 beforeAll(async () => {
@@ -25,19 +29,7 @@ afterAll(async () => {
 describe("kepler-model isolate", () => {
   it("min on the recorded response equals the reference's isolate_min golden", async () => {
     const out = join(folder, "isolated_min.csv");
-    const { code, stdout } = await run([
-      "isolate",
-      "--input",
-      COREMARK,
-      "--source",
-      "rapl-sysfs",
-      "--feature-group",
-      "CounterOnly",
-      "--isolator",
-      "min",
-      "--out",
-      out,
-    ]);
+    const { code, stdout } = await isolateCoremark(["--isolator", "min", "--out", out]);
     expect(code).toBe(0);
     expect(stdout.split("\n")[0]).toBe(`wrote ${out}: 187 rows from 62 target containers (isolator min)`);
     const ours = readTableCsv(await readFile(out, "utf8"), out);
@@ -58,21 +50,7 @@ describe("kepler-model isolate", () => {
 
   it("profile with the idle recording removes the corrected idle background and never goes negative", async () => {
     const out = join(folder, "isolated_profile.csv");
-    const { code, stdout } = await run([
-      "isolate",
-      "--input",
-      COREMARK,
-      "--source",
-      "rapl-sysfs",
-      "--feature-group",
-      "CounterOnly",
-      "--isolator",
-      "profile",
-      "--idle",
-      IDLE,
-      "--out",
-      out,
-    ]);
+    const { code, stdout } = await isolateCoremark(["--isolator", "profile", "--idle", IDLE, "--out", out]);
     expect(code).toBe(0);
     // The idle profile with the reference's bugs fixed, on our extractor's per-row-step watts (as
     // services/isolator/server.test.ts): package min 101.977 W x 14.5/18 s, max 170.837 W x 14.5/15 s;
