@@ -13,12 +13,16 @@ import { type AdmissionPolicy, admissionInterceptor } from "./admission.js";
 import { type CallInterceptor, CallPipeline } from "./call-pipeline.js";
 import { deadlineInterceptor } from "./deadline-interceptor.js";
 import { loggingInterceptor } from "./logging-interceptor.js";
+import type { AuditLog } from "../security/audit-log.js";
+import { auditInterceptor } from "./audit-interceptor.js";
 
 export interface CallPipelineOptions {
   /** The service name, for logs and metric labels. */
   service: string;
   /** The service's logger (already bound to it). */
   logger: Logger;
+  /** Where every write call is recorded (security/audit-log.ts); undefined: no audit log. */
+  audit?: AuditLog;
   /** Bearer-token policy; undefined: every call is open. */
   auth?: AuthPolicy;
   /** Field bounds per RPC path (compileRequestBounds). */
@@ -30,11 +34,12 @@ export interface CallPipelineOptions {
 }
 
 /**
- * The call pipeline: request id and logging, metrics (unless measuring is off), tracing (when on),
- * auth, admission, deadline, request checks. Steps without their option are left out.
+ * The call pipeline: request id and logging, audit (when on), metrics (unless measuring is off), tracing
+ * (when on), auth, admission, deadline, request checks. Steps without their option are left out.
  */
 export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
   const steps: CallInterceptor[] = [loggingInterceptor(options.logger)];
+  if (options.audit !== undefined) steps.push(auditInterceptor(options.audit, options.service, options.logger));
   if (callMetricsEnabled()) steps.push(metricsInterceptor(options.service));
   if (tracingEnabled()) steps.push(tracingInterceptor(options.service));
   if (options.auth !== undefined) steps.push(authInterceptor(options.auth, options.logger));

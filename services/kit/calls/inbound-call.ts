@@ -34,6 +34,8 @@ export abstract class InboundCall {
   /** A streaming call (set by the door before the pipeline starts): admitted against the stream limits. */
   streaming = false;
   deadlineMs = 0;
+  /** The name of the bearer token the auth step accepted, if any (for the audit log). */
+  caller: string | undefined = undefined;
   logger: Logger | undefined = undefined;
 
   constructor(

@@ -15,6 +15,7 @@ export function authInterceptor(policy: AuthPolicy, logger: Logger): CallInterce
       if (policy.writesRefused !== undefined && call.peer() === IN_PROCESS_PEER) return;
       try {
         caller = authorize(policy, call.access, call.method, call.header("authorization"))?.name;
+        call.caller = caller;
       } catch (error) {
         // authorize throws only AccessDenied.
         const denied = error as AccessDenied;

@@ -1,4 +1,5 @@
 import type { ConfigKey } from "../config/config-schema.js";
+import { auditLogKey } from "./audit-log.js";
 
 /** Server side: who may call (bearer tokens) and whether reads need a token too. */
 export const authTokensFileKey: ConfigKey<string> = {
@@ -107,6 +108,7 @@ export const securityConfigSchema = {
   authReads: authReadsKey,
   insecureAllowUnauthenticatedWrites: insecureAllowUnauthenticatedWritesKey,
   tlsClientCa: tlsClientCaKey,
+  auditLog: auditLogKey,
   ...clientSecurityConfigSchema,
 };
 
@@ -124,6 +126,7 @@ export interface SecurityConfig extends ClientSecurityConfig {
   authReads: boolean;
   insecureAllowUnauthenticatedWrites: boolean;
   tlsClientCa: string;
+  auditLog: string;
 }
 
 /** No authentication, no TLS: what tests and library callers get unless they say otherwise. */
@@ -132,6 +135,7 @@ export const INSECURE: SecurityConfig = {
   authReads: false,
   insecureAllowUnauthenticatedWrites: false,
   tlsClientCa: "",
+  auditLog: "",
   tokenFile: "",
   token: "",
   tlsCa: "",

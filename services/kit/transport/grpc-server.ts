@@ -15,6 +15,7 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from 
 import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { listenFailure } from "./listen-failure.js";
 import { INSECURE, type SecurityConfig } from "../security/security-config.js";
+import { openAuditLog } from "../security/audit-log.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "../security/tls-credentials.js";
 import { serveInProcess } from "./in-process/in-process-calls.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
@@ -104,6 +105,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       (error) => logger.error({ reason: error.message }, "TLS files not reloaded; keeping the previous ones"),
       options.tlsReloadMs,
     );
+  const audit = openAuditLog(security.auditLog);
   const overload = overloadOf(options.overload ?? {});
   const server = createServer({
     ...messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS),
@@ -115,6 +117,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const pipeline = createCallPipeline({
     service: options.serviceName,
     logger,
+    audit,
     auth,
     checks: compileRequestBounds(REQUEST_SHAPES, names),
     admission: options.admission ?? createAdmissionPolicy(overload),
@@ -235,6 +238,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       await Promise.all([Promise.race([finished, forced]), shared?.close(graceMs)]);
       clearTimeout(timer);
       tlsFiles?.close();
+      audit?.close();
       logger.info({ address }, "stopped");
     })();
     return closing;
