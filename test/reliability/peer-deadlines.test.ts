@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status, createChannel, createClient } from "nice-grpc";
+import { Status, createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
@@ -15,6 +15,7 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
+import { timedClientError } from "../support/call-errors.js";
 
 const DEADLINE_MS = 300;
 const SERVING = 1;
@@ -58,22 +59,11 @@ function addressOf(name: string): string {
   return mesh.servers.find((server) => server.name === name)!.address;
 }
 
-async function failure(call: () => Promise<unknown>): Promise<{ error: ClientError; ms: number }> {
-  const started = performance.now();
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof ClientError) return { error, ms: performance.now() - started };
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
-
 describe("a wedged peer", () => {
   it("fails an Estimate whose registry call does not answer, as UNAVAILABLE naming the deadline", async () => {
     const estimator = createEstimatorClient(addressOf("estimator"));
     try {
-      const { error } = await failure(() =>
+      const { error } = await timedClientError(() =>
         estimator.client.estimate({
           featureNames: ["bpf_cpu_time_ms"],
           rowCount: 1,
@@ -92,7 +82,7 @@ describe("a wedged peer", () => {
   it("fails a pipeline call that needs the registry with DEADLINE_EXCEEDED instead of hanging", async () => {
     const pipeline = createPipelineClient(addressOf("pipeline"));
     try {
-      const { error } = await failure(() => pipeline.client.getPipeline({ pipelineName: "std" }));
+      const { error } = await timedClientError(() => pipeline.client.getPipeline({ pipelineName: "std" }));
       expect([Status.DEADLINE_EXCEEDED, Status.UNAVAILABLE]).toContain(error.code);
       expect(error.details).toContain(`no answer within ${DEADLINE_MS} ms`);
     } finally {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { ClientError, Status, createChannel, createClient } from "nice-grpc";
+import { Status, createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
@@ -21,6 +21,7 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
+import { timedClientError } from "../support/call-errors.js";
 
 // The issue states this bound; a generous margin over the few milliseconds the check takes.
 const REFUSAL_BOUND_MS = 100;
@@ -82,17 +83,6 @@ function estimateRequest(featureNames: string[], extra: Partial<EstimateRequest>
     pipelineName: "",
     ...extra,
   };
-}
-
-async function refusal(call: () => Promise<unknown>): Promise<{ error: ClientError; ms: number }> {
-  const started = performance.now();
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof ClientError) return { error, ms: performance.now() - started };
-    throw error;
-  }
-  throw new Error("expected the call to be refused");
 }
 
 interface RefusalTiming {
@@ -167,7 +157,7 @@ describe("requests over their bounds", () => {
     expect(timing.error?.code).toBe(Status.INVALID_ARGUMENT);
     expect(timing.error?.details).toBe("feature_names: at most 1024 entries allowed, got 100000");
     expect(timing.ms).toBeLessThan(timing.transferMs + REFUSAL_BOUND_MS);
-    const viaClient = await refusal(() => estimator.client.estimate(estimateRequest(names)));
+    const viaClient = await timedClientError(() => estimator.client.estimate(estimateRequest(names)));
     expect(viaClient.error.details).toBe("feature_names: at most 1024 entries allowed, got 100000");
     await expectAllServing();
   });
@@ -203,7 +193,7 @@ describe("requests over their bounds", () => {
         yield { requestId: "a", estimate: estimateRequest(["bpf_cpu_time_ms", "y".repeat(300)]) };
       })(),
     );
-    const { error } = await refusal(async () => {
+    const { error } = await timedClientError(async () => {
       for await (const _ of stream) void _;
     });
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
@@ -212,7 +202,7 @@ describe("requests over their bounds", () => {
 
   it("still lists the features a request lacks, capped, when a long feature list finds no model", async () => {
     const names = Array.from({ length: 1000 }, (_, i) => `${"n".repeat(40)}_${i}`);
-    const { error } = await refusal(() =>
+    const { error } = await timedClientError(() =>
       registry.client.selectModel({
         featureNames: names,
         outputType: OutputType.OUTPUT_TYPE_ABS_POWER,

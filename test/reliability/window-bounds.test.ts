@@ -4,13 +4,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status } from "nice-grpc";
+import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import type { PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
+import { clientError, drain } from "../support/call-errors.js";
 
 const PORTS = Object.fromEntries(
   ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
@@ -50,35 +51,21 @@ function window(extra: Partial<PrometheusWindow>): PrometheusWindow {
   };
 }
 
-async function refusal(call: () => Promise<unknown>): Promise<ClientError> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof ClientError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to be refused");
-}
-
-const drain = async (stream: AsyncIterable<unknown>) => {
-  for await (const _ of stream) void _;
-};
-
 describe("windows, steps and intervals", () => {
   it("refuses QueryPrometheus with a 1e-6 s step (it once precomputed 90.9 M sub-ranges)", async () => {
-    const error = await refusal(() => drain(extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })));
+    const error = await clientError(() => drain(extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })));
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
     expect(error.details).toBe("window.step_seconds: must be at least 0.001 s, got 0.000001");
   });
 
   it("refuses a window of more points than 256 query_range requests can carry", async () => {
     const long = window({ startTimeSeconds: 1_700_000_000, endTimeSeconds: 1_700_000_000 + 40 * 86_400, stepSeconds: 1 });
-    const error = await refusal(() => drain(extractor.client.queryPrometheus({ window: long })));
+    const error = await clientError(() => drain(extractor.client.queryPrometheus({ window: long })));
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
     expect(error.details).toBe(
       "window: 3456000 s at a 1 s step is 3456001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
     );
-    const extract = await refusal(() =>
+    const extract = await clientError(() =>
       drain(
         extractor.client.extractFromPrometheus({
           window: long,
@@ -103,7 +90,7 @@ describe("windows, steps and intervals", () => {
     [1e10, "1e10 s (which overflowed setTimeout to 1 ms)"],
   ] as const) {
     it(`refuses an online pipeline with ${why}`, async () => {
-      const error = await refusal(() =>
+      const error = await clientError(() =>
         pipeline.client.startOnlinePipeline({
           options: {
             pipelineName: "bounds_online",
@@ -122,7 +109,7 @@ describe("windows, steps and intervals", () => {
   }
 
   it("refuses an online lookback whose window has too many points at its step", async () => {
-    const error = await refusal(() =>
+    const error = await clientError(() =>
       pipeline.client.startOnlinePipeline({
         options: {
           pipelineName: "bounds_online",

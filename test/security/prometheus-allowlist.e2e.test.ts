@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status } from "nice-grpc";
+import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
@@ -13,6 +13,7 @@ import { ExtractorKind, type PrometheusWindow } from "../../services/generated/k
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
+import { clientError, drain } from "../support/call-errors.js";
 
 const PORTS = Object.fromEntries(
   ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
@@ -82,17 +83,9 @@ const extractOptions = {
 };
 
 async function refusal(call: () => Promise<unknown>): Promise<{ code: Status; details: string }> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof ClientError) return { code: error.code, details: error.details };
-    throw error;
-  }
-  throw new Error("expected the call to be refused");
+  const { code, details } = await clientError(call);
+  return { code, details };
 }
-const drain = async (stream: AsyncIterable<unknown>) => {
-  for await (const _ of stream) void _;
-};
 
 const notAllowed = (field: string, shown: string) =>
   `${field}: "${shown}" is not an allowed Prometheus URL (allowed: ${redirector.url}/prom); the server operator lists them with --prometheus-allowlist / KEPLER_MODEL_PROMETHEUS_ALLOWLIST`;
