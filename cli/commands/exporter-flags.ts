@@ -119,4 +119,25 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
       'For models trained with host context: PromQL label matchers naming this VM\'s host in its Kepler series (kepler_node_cpu_usage_ratio, kepler_node_cpu_active_watts), e.g. node_name="host-1"; with --host-prometheus-url and --host-cpus.',
   },
   { name: "host-cpus", valueName: "N", description: "Logical CPUs of this VM's host (host context)." },
+  {
+    name: "online-training-seconds",
+    valueName: "s",
+    description:
+      "Train online (off by default): while the host's number is served, keep each tick's guest features and the host's watts, and every s seconds train them and publish a new version of this VM size's model to --registry-address (its lifecycle: kept versions, gate, signature); needs --host-prometheus-url and --host-vm-selector.",
+  },
+  {
+    name: "online-training-min-rows",
+    valueName: "N",
+    description: "Rows (ticks served from the host) needed before online training publishes (default 120).",
+  },
+  {
+    name: "online-training-max-rows",
+    valueName: "N",
+    description: "Newest rows kept for online training (default 17280: a day of 5 s ticks).",
+  },
+  {
+    name: "online-training-trainers",
+    valueName: "t1,t2",
+    description: "Trainers of online training (default LinearRegressionTrainer,SGDRegressorTrainer, as vm-train).",
+  },
 ];

@@ -22,6 +22,7 @@ import {
   registryModelProvider,
   type RemoteEstimate,
   scrapeNodeExporter,
+  selectableFeatures,
   type SizeBlend,
   startExporterDaemon,
   type TreeLayout,
@@ -35,6 +36,7 @@ import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js"
 import { type Command, UsageError } from "../command.js";
 import { featureGroupFlag, type Flags, integerFlag, listFlag, numberFlag, textFlag } from "../flag-readers.js";
 import { EXPORTER_FLAGS } from "./exporter-flags.js";
+import { onlineTrainingOf } from "./exporter-online.js";
 
 /** Linux's max_energy_range_uj of a RAPL package domain on common Intel parts (2^32 energy units of 61 µJ). */
 const DEFAULT_MAX_ENERGY_RANGE_UJ = 262_143_328_850;
@@ -102,13 +104,16 @@ export const exporterCommand: Command = {
     const keysFile = textFlag(flags, "model-public-keys-file") ?? env.KEPLER_MODEL_PUBLIC_KEYS_FILE ?? "";
     const trustedKeys = keysFile === "" ? undefined : await readTrustedKeys(keysFile, "--model-public-keys-file");
     const registryAddress = textFlag(flags, "registry-address");
+    let registry: ReturnType<typeof createRegistryClient> | undefined;
     let power: Parameters<typeof startExporterDaemon>[1]["power"];
     if (modelFile !== undefined)
       power = { kind: "model", provider: fileModelProvider(modelFile, createComponentPredictor, trustedKeys) };
     else if (registryAddress !== undefined) {
-      const registry = createRegistryClient(registryAddress, connection);
-      closers.push(() => registry.close());
-      const query = { pipelineName, featureNames, spec };
+      const client = createRegistryClient(registryAddress, connection);
+      registry = client;
+      closers.push(() => client.close());
+      const withHostContext = textFlag(flags, "host-context-selector") !== undefined;
+      const query = { pipelineName, featureNames: selectableFeatures(featureNames, withHostContext), spec };
       const warnExtrapolating = (blend: SizeBlend, vcpus: number) =>
         logger.warn(
           { vcpus, from: [blend.lower, blend.upper], upperWeight: blend.upperWeight },
@@ -116,7 +121,7 @@ export const exporterCommand: Command = {
         );
       power = {
         kind: "model",
-        provider: registryModelProvider(registry, query, createComponentPredictor, warnExtrapolating, trustedKeys),
+        provider: registryModelProvider(client, query, createComponentPredictor, warnExtrapolating, trustedKeys),
       };
     } else {
       const estimator = createEstimatorClient(textFlag(flags, "estimator-address")!, connection);
@@ -158,23 +163,26 @@ export const exporterCommand: Command = {
             zones: ZONES,
             windowSeconds: numberFlag(flags, "host-window-seconds", { positive: true }),
           });
+    const nodeName = textFlag(flags, "node-name") ?? env.NODE_NAME ?? hostname();
+    const onlineTraining = onlineTrainingOf(flags, {
+      registry,
+      hasHostPower: hostPower !== undefined,
+      pipelineName,
+      featureGroup,
+      features: featureNames,
+      machine: nodeName,
+      spec,
+    });
     const daemon = await startExporterDaemon(
-      {
-        intervalSeconds,
-        refreshSeconds,
-        host,
-        port,
-        nodeName: textFlag(flags, "node-name") ?? env.NODE_NAME ?? hostname(),
-        version: packageJson.version,
-        tree,
-      },
-      { read, power, logger, hostPower, hostContext },
+      { intervalSeconds, refreshSeconds, host, port, nodeName, version: packageJson.version, tree },
+      { read, power, logger, hostPower, hostContext, onlineTraining },
     );
     const model = daemon.exporter.currentModel;
     stdout.write(
       `kepler-model exporter: http://${host}:${daemon.port}/metrics, ${spec.cores} vCPUs, ${spec.memory} GiB, ` +
         `${model === undefined ? (power.kind === "estimator" ? "estimator" : "no model yet") : `model ${model.name} (${model.featureGroup})`}, every ${intervalSeconds} s` +
-        `${tree === undefined ? "" : `, ${tree.layouts.join("+")} tree in ${tree.root} every ${tree.updateMs} ms`}\n`,
+        `${tree === undefined ? "" : `, ${tree.layouts.join("+")} tree in ${tree.root} every ${tree.updateMs} ms`}` +
+        `${onlineTraining === undefined ? "" : `, training online from the host every ${onlineTraining.config.intervalSeconds} s`}\n`,
     );
     await waitForShutdownSignal(async () => {
       await daemon.close();

@@ -59,8 +59,20 @@ export { powercapZoneFolders } from "./tree/powercap-tree.js";
 export { HWMON_CHIP_NAME } from "./tree/hwmon-tree.js";
 export {
   type ExporterDaemonConfig,
+  type ExporterDaemonDeps,
   type ExporterDaemonHandle,
   startExporterDaemon,
   tickIntoTree,
   type TreeConfig,
 } from "./daemon/exporter-daemon.js";
+export {
+  type HostSample,
+  type OnlineResult,
+  type OnlineTraining,
+  type OnlineTrainingConfig,
+  type OnlineTrainingDeps,
+  OnlineTrainingRows,
+  startOnlineTraining,
+  trainOnlineRows,
+} from "./online/online-training.js";
+export { selectableFeatures } from "./exporter/feature-row.js";

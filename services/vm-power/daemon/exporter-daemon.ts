@@ -1,12 +1,21 @@
 // The VM exporter as a daemon: ticks the exporter (read counters, predict) every `intervalSeconds`,
 // reloads the model every `refreshSeconds`, serves /metrics through the kit's metrics server, and, when a
 // tree is configured, keeps the modelled sysfs tree current (written every `updateMs` at the latest
-// modelled watts, which a failed tick leaves unchanged). `start` returns a handle; nothing is global.
+// modelled watts, which a failed tick leaves unchanged). With online training, the ticks served from the
+// host's number are its rows and each publish is reloaded at once (../online/online-training.ts).
+// `start` returns a handle; nothing is global.
 import { type MetricsServer, startMetricsServer } from "../../kit/observe/metrics.js";
 import type { DomainLogger } from "../../kit/observe/logger.js";
 import { registerExporterMetrics } from "../exporter/exporter-metrics.js";
 import { type TickOutcome, VmExporter, type VmExporterDeps, ZONES } from "../exporter/vm-exporter.js";
 import { type TreeLayout, TreeWriter } from "../tree/tree-writer.js";
+import {
+  type OnlineTraining,
+  type OnlineTrainingConfig,
+  type OnlineTrainingDeps,
+  OnlineTrainingRows,
+  startOnlineTraining,
+} from "../online/online-training.js";
 
 /** Where and how the modelled tree is written. */
 export interface TreeConfig {
@@ -33,16 +42,19 @@ export interface ExporterDaemonConfig {
   tree?: TreeConfig;
 }
 
-export interface ExporterDaemonDeps extends Omit<VmExporterDeps, "nodeName"> {
+export interface ExporterDaemonDeps extends Omit<VmExporterDeps, "nodeName" | "onHostSample"> {
   logger: DomainLogger;
   /** Seconds of the tree's clock (default: the wall clock). */
   clock?: () => number;
+  /** Online training from the host's number (needs `hostPower`; the deps publish to the model's registry). */
+  onlineTraining?: { config: OnlineTrainingConfig; deps: Omit<OnlineTrainingDeps, "logger"> };
 }
 
 export interface ExporterDaemonHandle {
   readonly port: number;
   readonly exporter: VmExporter;
   readonly writer: TreeWriter | undefined;
+  readonly onlineTraining: OnlineTraining | undefined;
   close(): Promise<void>;
 }
 
@@ -59,7 +71,15 @@ export async function tickIntoTree(exporter: VmExporter, writer: TreeWriter | un
 
 /** Starts the daemon (see the file comment). */
 export async function startExporterDaemon(config: ExporterDaemonConfig, deps: ExporterDaemonDeps): Promise<ExporterDaemonHandle> {
-  const exporter = new VmExporter({ ...deps, nodeName: config.nodeName });
+  const online = deps.onlineTraining;
+  if (online !== undefined && deps.hostPower === undefined)
+    throw new Error("online training needs the host's power source (its rows are the host's watts)");
+  const rows = online === undefined ? undefined : new OnlineTrainingRows(online.config.features, online.config.maxRows);
+  const exporter = new VmExporter({
+    ...deps,
+    nodeName: config.nodeName,
+    ...(rows === undefined ? {} : { onHostSample: (sample) => rows.add(sample) }),
+  });
   const tree = config.tree;
   const writer =
     tree === undefined
@@ -99,13 +119,26 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
     });
   }, config.intervalSeconds * 1000);
   const refreshTimer = setInterval(() => void exporter.refreshModel(), config.refreshSeconds * 1000);
+  // A publish is served at once (the registry selects it for this VM's size), not at the next refresh.
+  const onlineTraining =
+    online === undefined || rows === undefined
+      ? undefined
+      : startOnlineTraining(rows, online.config, {
+          ...online.deps,
+          logger: deps.logger,
+          onPublished: async (results) => {
+            if (results.some((r) => r.outcome === "succeeded")) await exporter.refreshModel();
+          },
+        });
   if (tree !== undefined)
     deps.logger.info({ root: tree.root, layouts: tree.layouts, updateMs: tree.updateMs }, "writing the modelled tree");
   return {
     port: metrics.port,
     exporter,
     writer,
+    onlineTraining,
     async close() {
+      onlineTraining?.stop();
       clearInterval(tickTimer);
       clearInterval(refreshTimer);
       await metrics.close();

@@ -22,7 +22,7 @@ import {
 } from "../../models/index.js";
 import type { NodeSpec } from "../../node-types/index.js";
 import { vmSpecMessage } from "../guest/vm-spec.js";
-import { conformalHalfWidth, type WasmMatrix } from "../../../wasm-core/src/index.js";
+import { conformalHalfWidth, createMatrix, matrixToWasm, type WasmMatrix } from "../../../wasm-core/src/index.js";
 import { blendWatts, type SizeBlend, sizeBlend } from "./size-interpolation.js";
 
 /** What the exporter needs of a model runner (the estimator's component predictor has this shape). */
@@ -184,18 +184,38 @@ export function registryModelProvider(
   };
 }
 
-// Two sizes' models as one: each runs on the VM's features, the watts are blended per zone.
+// One model's columns of a matrix with more: a copy of those columns (the exporter's one row).
+function columnsFor(x: WasmMatrix, columns: readonly string[], names: readonly string[]): WasmMatrix | undefined {
+  if (names.join() === columns.join()) return undefined;
+  const all = x.buffer.view();
+  const values = new Float64Array(x.rows * names.length);
+  names.forEach((name, j) => {
+    const index = columns.indexOf(name);
+    if (index < 0) throw new Error(`no column ${name} for the model`);
+    values.set(all.subarray(index * x.rows, (index + 1) * x.rows), j * x.rows);
+  });
+  return matrixToWasm(createMatrix(x.rows, names.length, values));
+}
+
+// Two sizes' models as one: each runs on the VM's features (its own columns of their union: one size may
+// keep vm-train's lag columns and the other not), the watts are blended per zone.
 function blendedModel(lower: ExporterModel, upper: ExporterModel, blend: SizeBlend): ExporterModel {
+  const run = (model: ExporterModel, x: WasmMatrix, columns: readonly string[], system: ReadonlyMap<string, string>) => {
+    const own = columnsFor(x, columns, model.predictor.inputFeatures(columns));
+    try {
+      return model.predictor.predict(own ?? x, model.predictor.inputFeatures(columns), system);
+    } finally {
+      own?.buffer.free();
+    }
+  };
   const predictor: ZonePredictor = {
     inputFeatures: (features) => {
       const names = lower.predictor.inputFeatures(features);
-      if (upper.predictor.inputFeatures(features).join() !== names.join())
-        throw new Error(`models ${lower.name} and ${upper.name} take different inputs; cannot interpolate between them`);
-      return names;
+      return [...names, ...upper.predictor.inputFeatures(features).filter((name) => !names.includes(name))];
     },
     predict(x, columns, system) {
-      const a = lower.predictor.predict(x, columns, system);
-      const b = upper.predictor.predict(x, columns, system);
+      const a = run(lower, x, columns, system);
+      const b = run(upper, x, columns, system);
       return new Map([...a].map(([zone, watts]) => [zone, blendWatts(watts, b.get(zone) ?? watts, blend.upperWeight)]));
     },
   };
@@ -203,7 +223,7 @@ function blendedModel(lower: ExporterModel, upper: ExporterModel, blend: SizeBle
     name: `${lower.name}+${upper.name}`,
     pipeline: lower.pipeline,
     featureGroup: lower.featureGroup,
-    features: lower.features,
+    features: [...lower.features, ...upper.features.filter((f) => !lower.features.includes(f))],
     predictor,
     version: `${lower.version}|${upper.version}|w=${blend.upperWeight}`,
     // The blend's interval and training are its two models'; the nearer size's are shown.

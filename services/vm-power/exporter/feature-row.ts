@@ -1,7 +1,8 @@
 // The model's input row at one tick: the guest's features of this tick, `<feature>_lag1` from the previous
 // tick's (the lagged transform of training/vm-feature-transforms.ts), and host-context features
 // (../host/host-context.ts) when the model takes them and a host-context source is configured.
-import { LAG_SUFFIX } from "../training/vm-feature-transforms.js";
+import { LAG_SUFFIX, laggedFeatures } from "../training/vm-feature-transforms.js";
+import { HOST_CONTEXT_FEATURES } from "../host/host-context.js";
 
 /** Values by feature name of one tick. */
 export type FeatureValues = ReadonlyMap<string, number>;
@@ -28,4 +29,13 @@ export function featureRow(
 /** Whether a model's inputs include host-context features. */
 export function needsHostContext(names: readonly string[], hostFeatures: readonly string[]): boolean {
   return names.some((name) => hostFeatures.includes(name));
+}
+
+/**
+ * The features the exporter can feed a model, for the registry's selection (a model is a candidate only
+ * when the request lists all its features): the group's, their `_lag1` (vm-train keeps them where they
+ * help), and the host-context features when a host-context source is configured.
+ */
+export function selectableFeatures(groupFeatures: readonly string[], withHostContext: boolean): string[] {
+  return [...groupFeatures, ...laggedFeatures(groupFeatures), ...(withHostContext ? HOST_CONTEXT_FEATURES : [])];
 }

@@ -15,6 +15,7 @@ import type { ExporterModel, ModelProvider } from "./exporter-model.js";
 import type { HostPowerSource } from "../host/host-power-source.js";
 import { guestBusyVcpus, HOST_CONTEXT_FEATURES, type HostContextReading, hostContextRow } from "../host/host-context.js";
 import { featureRow, needsHostContext } from "./feature-row.js";
+import type { HostSample } from "../online/online-training.js";
 
 export const ZONES = componentsOf("rapl-sysfs");
 
@@ -34,6 +35,8 @@ export interface VmExporterDeps {
   hostPower?: HostPowerSource;
   /** The host's usage and active watts, for models trained with host-context features. */
   hostContext?: { read(): Promise<HostContextReading> };
+  /** Each tick served from the host's number, with the guest's features (online training's rows). */
+  onHostSample?(sample: HostSample): void;
 }
 
 /** Where the live watts come from. */
@@ -99,6 +102,8 @@ export class VmExporter {
   private integratedTo: number | undefined;
   /** The last tick's guest features (the lagged features' values). */
   private lastFeatures: ReadonlyMap<string, number> | undefined;
+  /** The guest features of the last tick served from the host (undefined after a tick that was not). */
+  private lastHostFeatures: ReadonlyMap<string, number> | undefined;
 
   constructor(private readonly deps: VmExporterDeps) {}
 
@@ -161,6 +166,7 @@ export class VmExporter {
       const integratedTo = this.integratedTo;
       this.integratedTo = now;
       if (integratedTo === undefined || !(now > integratedTo)) return "first-reading";
+      this.recordHostSample(host, previous, current);
       let watts = host;
       if (watts === undefined) {
         if (previous === undefined || current === undefined) return "first-reading";
@@ -190,6 +196,25 @@ export class VmExporter {
         this.deps.logger.warn({ reason: (error as Error).message }, "host power unavailable; serving the model");
       return undefined;
     }
+  }
+
+  // A row for online training: this tick's guest features and the host's watts (the previous tick's
+  // features too, for the lag columns, only when that tick was the host's as well).
+  private recordHostSample(
+    host: Float64Array | undefined,
+    previous: GuestSnapshot | undefined,
+    current: GuestSnapshot | undefined,
+  ): void {
+    if (this.deps.onHostSample === undefined) return;
+    if (host === undefined || previous === undefined || current === undefined) {
+      this.lastHostFeatures = undefined;
+      return;
+    }
+    const columns = guestFeatureColumns(pairSeries(previous, current));
+    const features = new Map([...columns].map(([name, values]) => [name, values[1]!] as const));
+    const sample = { timestampSeconds: current.timestampSeconds, features, previousFeatures: this.lastHostFeatures, watts: host };
+    this.lastHostFeatures = features;
+    this.deps.onHostSample(sample);
   }
 
   private setSource(source: PowerSourceName): void {
