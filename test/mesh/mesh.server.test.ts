@@ -5,6 +5,7 @@ import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
+import { PORT_ZERO_FLAGS, SIX_SERVICES } from "../support/six-services.js";
 
 const SERVICES = [
   "kepler.model.v1.EstimatorService",
@@ -14,13 +15,10 @@ const SERVICES = [
   "kepler.model.v1.RegistryService",
   "kepler.model.v1.TrainerService",
 ];
-const allPortsZero = Object.fromEntries(
-  ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
-);
 
 let mesh: MeshHandle;
 beforeAll(async () => {
-  mesh = await startMesh({ logger: silentLogger(), flags: { ...allPortsZero, "model-path": ".tmp/mesh-test-models" } });
+  mesh = await startMesh({ logger: silentLogger(), flags: { ...PORT_ZERO_FLAGS, "model-path": ".tmp/mesh-test-models" } });
 });
 afterAll(async () => {
   await mesh.close();
@@ -28,14 +26,7 @@ afterAll(async () => {
 
 describe("the mesh in one process", () => {
   it("starts all six services, each reporting SERVING for itself and overall", async () => {
-    expect(mesh.servers.map((server) => server.name).sort()).toEqual([
-      "estimator",
-      "extractor",
-      "isolator",
-      "pipeline",
-      "registry",
-      "trainer",
-    ]);
+    expect(mesh.servers.map((server) => server.name).sort()).toEqual(SIX_SERVICES);
     for (const server of mesh.servers) {
       const channel = createChannel(server.address);
       const health = createClient(HealthDefinition, channel);

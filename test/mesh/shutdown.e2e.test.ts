@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EstimatorServiceDefinition } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { HealthDefinition } from "nice-grpc-server-health";
 import { type RunningChild, spawnNode } from "../support/child-process.js";
+import { spawnServe } from "../support/serve-child.js";
+import { SIX_SERVICES } from "../support/six-services.js";
 
 const children: RunningChild[] = [];
 afterEach(() => {
@@ -27,35 +29,10 @@ describe("graceful shutdown", () => {
   });
 
   it("`kepler-model serve` runs all six services on the given ports and exits 0 on SIGTERM", async () => {
-    const ports = ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].flatMap((name) => [
-      `--${name}-port`,
-      "0",
-    ]);
-    const serve = spawnNode([
-      "bin/kepler-model.js",
-      "serve",
-      "--no-default-models",
-      "--log-format",
-      "json",
-      "--log-level",
-      "warn",
-      ...ports,
-      "--metrics-port",
-      "0",
-    ]);
-    children.push(serve);
-    await serve.waitForOutput(/Stop with Ctrl-C/);
-    const addresses = [...serve.output().matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((match) => [match[1], match[2]]);
-    expect(addresses.map(([name]) => name).sort()).toEqual([
-      "estimator",
-      "extractor",
-      "isolator",
-      "pipeline",
-      "registry",
-      "trainer",
-    ]);
-    for (const [, address] of addresses) {
-      const channel = createChannel(address!);
+    const { serve, printed } = await spawnServe(children);
+    expect(printed.map(([name]) => name).sort()).toEqual(SIX_SERVICES);
+    for (const [, address] of printed) {
+      const channel = createChannel(address);
       const health = await createClient(HealthDefinition, channel).check({ service: "" });
       expect(health.status).toBe(1); // SERVING
       channel.close();
@@ -63,7 +40,7 @@ describe("graceful shutdown", () => {
     // One /metrics endpoint for the six services; it counted the health calls above.
     const [, metricsUrl] = /^ {2}metrics +(http:\/\/127\.0\.0\.1:\d+\/metrics) \(Prometheus\)$/m.exec(serve.output())!;
     const scraped = await (await fetch(metricsUrl!)).text();
-    for (const name of ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"])
+    for (const name of SIX_SERVICES)
       expect(scraped).toContain(
         `kepler_model_rpc_requests_total{service="${name}",method="/grpc.health.v1.Health/Check",code="OK"} 1`,
       );

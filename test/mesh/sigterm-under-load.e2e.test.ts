@@ -24,7 +24,9 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { REFERENCE_TRAINER_NAMES } from "../../services/trainer/domain/trainer.js";
-import { type RunningChild, spawnNode } from "../support/child-process.js";
+import type { RunningChild } from "../support/child-process.js";
+import { bareEstimateRequest } from "../support/bare-estimate-request.js";
+import { type ServeChild, spawnServe } from "../support/serve-child.js";
 
 const STREAMS = 8;
 // Concurrent runs, so training outlasts the pipeline server's grace period on a fast machine too.
@@ -41,28 +43,8 @@ afterEach(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-async function startServe(modelPath: string): Promise<{ serve: RunningChild; addresses: Record<string, string> }> {
-  const ports = ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].flatMap((n) => [`--${n}-port`, "0"]);
-  const serve = spawnNode([
-    "bin/kepler-model.js",
-    "serve",
-    "--no-default-models",
-    "--model-path",
-    modelPath,
-    "--log-format",
-    "json",
-    "--log-level",
-    "warn",
-    ...ports,
-    "--metrics-port",
-    "0",
-  ]);
-  children.push(serve);
-  await serve.waitForOutput(/Stop with Ctrl-C/, 60_000);
-  const addresses = Object.fromEntries(
-    [...serve.output().matchAll(/^ {2}(\w+) +(127\.0\.0\.1:\d+)$/gm)].map((m) => [m[1], m[2]]),
-  );
-  return { serve, addresses: addresses as Record<string, string> };
+function startServe(modelPath: string): Promise<ServeChild> {
+  return spawnServe(children, ["--model-path", modelPath], 60_000);
 }
 
 /** How a call ended: "ok" (finished normally) or the status code name. */
@@ -80,20 +62,7 @@ async function collectorStream(address: string, counts: { answered: number }): P
     for (let tick = 0; ; tick++) {
       yield {
         requestId: String(tick),
-        estimate: {
-          featureNames: [...COLLECTOR_FEATURE_NAMES],
-          rowCount: 100,
-          values: Buffer.from(values.buffer),
-          valueList: [],
-          outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-          energySource: "rapl-sysfs",
-          systemFeatureNames: [],
-          systemFeatureValues: [],
-          trainerName: "",
-          filter: "",
-          unavailableFeatureNames: [],
-          pipelineName: "",
-        },
+        estimate: bareEstimateRequest(COLLECTOR_FEATURE_NAMES, values),
       };
       await sleep(50);
     }

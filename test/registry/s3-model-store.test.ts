@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { startEstimator } from "../../services/estimator/main.js";
 import { ModelEventKind } from "../../services/generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
@@ -30,6 +29,7 @@ import {
   handles,
   POLL_MS,
 } from "../support/s3-store.js";
+import { bareEstimateRequest } from "../support/bare-estimate-request.js";
 
 useS3Store();
 
@@ -80,21 +80,10 @@ describe("registries over one S3 bucket", needs(...RADOSGW_TOOLS), () => {
     handles.push(estimatorHandle);
     const estimator = createEstimatorClient(estimatorHandle.address);
     const estimate = async () => {
-      const response = await estimator.client.estimate({
+      const response = await estimator.client.estimate(
         // BPFOnly's features; the model reads the first.
-        featureNames: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
-        rowCount: 1,
-        values: Buffer.from(Float64Array.of(500, 7).buffer),
-        valueList: [],
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-        systemFeatureNames: [],
-        systemFeatureValues: [],
-        trainerName: "",
-        filter: "",
-        unavailableFeatureNames: [],
-        pipelineName: "shared",
-      });
+        bareEstimateRequest(["bpf_cpu_time_ms", "bpf_page_cache_hit"], Float64Array.of(500, 7), { pipelineName: "shared" }),
+      );
       return response.componentPowers.map((c) => c.powerWatts[0]);
     };
     // package = 10 + 10 * 500 / 1000 = 15 W; core, uncore, dram one watt more each.

@@ -22,6 +22,7 @@ import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { timedClientError } from "../support/call-errors.js";
+import { bareEstimateRequest } from "../support/bare-estimate-request.js";
 
 // The issue states this bound; a generous margin over the few milliseconds the check takes.
 const REFUSAL_BOUND_MS = 100;
@@ -67,22 +68,9 @@ function addressOf(name: string): string {
   return mesh.servers.find((server) => server.name === name)!.address;
 }
 
+/** One row of ones over `featureNames`. */
 function estimateRequest(featureNames: string[], extra: Partial<EstimateRequest> = {}): EstimateRequest {
-  return {
-    featureNames,
-    rowCount: 1,
-    values: Buffer.from(new Float64Array(featureNames.length).fill(1).buffer),
-    valueList: [],
-    outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-    energySource: "rapl-sysfs",
-    systemFeatureNames: [],
-    systemFeatureValues: [],
-    trainerName: "",
-    filter: "",
-    unavailableFeatureNames: [],
-    pipelineName: "",
-    ...extra,
-  };
+  return bareEstimateRequest(featureNames, new Float64Array(featureNames.length).fill(1), extra);
 }
 
 interface RefusalTiming {
