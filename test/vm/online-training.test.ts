@@ -9,7 +9,7 @@ import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onlineTrainingOf } from "../../cli/commands/exporter-online.js";
 import { featuresOf } from "../../services/domain/feature-groups.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
@@ -107,6 +107,33 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("exporter online-training flags", () => {
+  it("are off by default, and need the registry to publish to and the host's number to train from", () => {
+    const context = {
+      registry: client,
+      hasHostPower: true,
+      pipelineName: PIPELINE,
+      featureGroup: "GuestOSOnly" as const,
+      features: featuresOf("GuestOSOnly"),
+      machine: "vm-1",
+      spec: vmSpec(4, 8 * 2 ** 30),
+    };
+    expect(onlineTrainingOf({}, context)).toBeUndefined();
+    expect(onlineTrainingOf({ "online-training-seconds": "600" }, context)?.config).toMatchObject({
+      intervalSeconds: 600,
+      minRows: 120,
+      maxRows: 17_280,
+      trainerNames: ["LinearRegressionTrainer", "SGDRegressorTrainer"],
+    });
+    expect(() => onlineTrainingOf({ "online-training-seconds": "600" }, { ...context, hasHostPower: false })).toThrow(
+      "--online-training-seconds trains from the host's number: give --host-prometheus-url and --host-vm-selector",
+    );
+    expect(() => onlineTrainingOf({ "online-training-seconds": "600" }, { ...context, registry: undefined })).toThrow(
+      "--online-training-seconds publishes to --registry-address: give it",
+    );
+  });
+});
 
 describeWithPrometheus("online training from the host's own number", () => {
   it("publishes models trained on the host's series through the registry's lifecycle, served when the host goes away", async () => {

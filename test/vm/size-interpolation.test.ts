@@ -11,11 +11,20 @@ import { silentLogger } from "../../services/kit/observe/logger.js";
 import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
-import { registryModelProvider, type SizeBlend, vmSpec, vmSpecMessage, ZONES } from "../../services/vm-power/index.js";
+import {
+  registryModelProvider,
+  selectableFeatures,
+  type SizeBlend,
+  vmSpec,
+  vmSpecMessage,
+  ZONES,
+} from "../../services/vm-power/index.js";
 import { createMatrix, matrixToWasm } from "../../wasm-core/src/index.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 
 const PIPELINE = "vm-kepler-0.10";
+const MIXED_PIPELINE = "vm-mixed-lag";
+const LAG = "guest_cpu_user_ratio_lag1";
 const FEATURES = [...GUEST_OS_FEATURES].sort();
 // watts per zone = intercept + slope x guest_cpu_user_ratio, per trained size
 const SIZES = { 4: { intercept: [4, 2, 1, 1], slope: [40, 30, 5, 5] }, 8: { intercept: [8, 4, 2, 2], slope: [80, 60, 10, 10] } };
@@ -32,34 +41,42 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   client = createRegistryClient(registry.address);
-  for (const [cores, model] of Object.entries(SIZES)) {
-    const spec = vmSpec(Number(cores), Number(cores) * 2 * 2 ** 30);
-    const { nodeType } = await client.client.indexMachine({
-      pipelineName: PIPELINE,
-      machineId: `vm-${cores}`,
-      spec: vmSpecMessage(spec),
-    });
-    const archive = buildTestArchive({
-      pipelineName: PIPELINE,
-      energySource: "rapl-sysfs",
-      featureGroup: "GuestOSOnly",
-      trainerName: "LinearRegressionTrainer",
-      nodeType,
-      features: FEATURES,
-      scale: FEATURES.map(() => 1),
-      maeWatts: 1,
-      machineSpec: { processor: "vm", cores: Number(cores), chips: 1, memory: Number(cores) * 2, frequency: 1 },
-      model: {
-        kind: "linear",
-        components: ZONES.map((_, z) => ({
-          intercept: model.intercept[z]!,
-          coefficients: FEATURES.map((f) => (f === "guest_cpu_user_ratio" ? model.slope[z]! : 0)),
-        })),
-      },
-    });
-    await publishTestArchive(client, archive);
-  }
+  for (const [cores, model] of Object.entries(SIZES)) await publishSize(PIPELINE, Number(cores), model, FEATURES);
+  // vm-train keeps the lag columns per size: here the 4-vCPU model takes guest_cpu_user_ratio_lag1, the 8 not.
+  await publishSize(MIXED_PIPELINE, 4, SIZES[4], [...FEATURES, LAG].sort());
+  await publishSize(MIXED_PIPELINE, 8, SIZES[8], FEATURES);
 }, 60_000);
+
+async function publishSize(pipelineName: string, cores: number, model: (typeof SIZES)[4], features: string[]): Promise<void> {
+  const spec = vmSpec(cores, cores * 2 * 2 ** 30);
+  const { nodeType } = await client.client.indexMachine({
+    pipelineName,
+    machineId: `vm-${cores}`,
+    spec: vmSpecMessage(spec),
+  });
+  const archive = buildTestArchive({
+    pipelineName,
+    energySource: "rapl-sysfs",
+    featureGroup: "GuestOSOnly",
+    trainerName: "LinearRegressionTrainer",
+    nodeType,
+    features,
+    scale: features.map(() => 1),
+    maeWatts: 1,
+    machineSpec: { processor: "vm", cores, chips: 1, memory: cores * 2, frequency: 1 },
+    model: {
+      kind: "linear",
+      components: ZONES.map((_, z) => ({
+        intercept: model.intercept[z]!,
+        // The lagged model: the same watts, split between this tick's user ratio and the previous one's.
+        coefficients: features.map((f) =>
+          f === "guest_cpu_user_ratio" ? model.slope[z]! / (features.includes(LAG) ? 2 : 1) : f === LAG ? model.slope[z]! / 2 : 0,
+        ),
+      })),
+    },
+  });
+  await publishTestArchive(client, archive);
+}
 
 afterAll(async () => {
   client?.close();
@@ -67,11 +84,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function wattsFor(vcpus: number, onExtrapolate?: (blend: SizeBlend) => void): Promise<number[]> {
+async function wattsFor(vcpus: number, onExtrapolate?: (blend: SizeBlend) => void, pipelineName = PIPELINE): Promise<number[]> {
   const spec = vmSpec(vcpus, vcpus * 2 * 2 ** 30);
   const provider = registryModelProvider(
     client,
-    { pipelineName: PIPELINE, featureNames: FEATURES, spec },
+    { pipelineName, featureNames: selectableFeatures(FEATURES, false), spec },
     createComponentPredictor,
     onExtrapolate,
   );
@@ -81,7 +98,7 @@ async function wattsFor(vcpus: number, onExtrapolate?: (blend: SizeBlend) => voi
     createMatrix(
       1,
       names.length,
-      Float64Array.from(names, (n) => (n === "guest_cpu_user_ratio" ? USER_RATIO : 0)),
+      Float64Array.from(names, (n) => (n === "guest_cpu_user_ratio" || n === LAG ? USER_RATIO : 0)),
     ),
   );
   try {
@@ -103,5 +120,11 @@ describe("VM sizes between and beyond the trained ones", () => {
     const sixteen = await wattsFor(16, (blend) => warned.push(blend));
     expect(warned).toEqual([{ lower: 4, upper: 8, upperWeight: 3, extrapolating: true }]);
     sixteen.forEach((w, z) => expect(w).toBeCloseTo(sizeWatts(4)[z]! + 3 * (sizeWatts(8)[z]! - sizeWatts(4)[z]!), 9));
+  });
+
+  it("blends a size whose model takes the lag columns with one whose model does not, each on its own inputs", async () => {
+    expect(await wattsFor(4, undefined, MIXED_PIPELINE)).toEqual(sizeWatts(4).map((w) => expect.closeTo(w, 9)));
+    const six = await wattsFor(6, () => expect.unreachable("6 vCPU is between trained sizes"), MIXED_PIPELINE);
+    six.forEach((w, z) => expect(w).toBeCloseTo((sizeWatts(4)[z]! + sizeWatts(8)[z]!) / 2, 9));
   });
 });
