@@ -27,7 +27,6 @@ const isTest = (path: string) => path.endsWith(".test.ts");
  */
 const NOT_SPLIT_YET: Readonly<Record<string, number>> = {
   "test/deploy/tekton.test.ts": 655,
-  "test/e2e/pipeline.e2e.test.ts": 653,
   "test/vm/vm-power.e2e.test.ts": 451,
 };
 
