@@ -5,7 +5,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FailedPreconditionError, InvalidInputError } from "../../services/domain/errors.js";
 import { createS3Client, ObjectBucket } from "../../services/object-store/object-bucket.js";
@@ -15,9 +14,10 @@ import { rollbackModel } from "../../services/registry/domain/rollback-model.js"
 import { LocalFolderStorage } from "../../services/registry/storage/local/local-folder-storage.js";
 import type { ModelStorage } from "../../services/registry/storage/model-storage.js";
 import { S3ModelStorage } from "../../services/registry/storage/s3/s3-model-storage.js";
-import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
+import { RADOSGW_TOOLS, type RadosgwInstance } from "../support/radosgw.js";
 import { needs, type SystemTool } from "../support/system-tools.js";
 import { files, heldOutMaeOf, heldOutModel, LIFECYCLE, LOCATION, quiet, servableModel } from "../support/contract-models.js";
+import { startRadosgwWithBucket } from "../support/radosgw-bucket.js";
 
 interface Backend {
   name: string;
@@ -51,13 +51,7 @@ const BACKENDS: Backend[] = [
     tools: RADOSGW_TOOLS,
     contentSignatures: true,
     async start() {
-      rgw = await startRadosgw();
-      const credentials = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
-      process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
-      process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
-      const admin = new S3Client({ endpoint: rgw.endpoint, region: "us-east-1", forcePathStyle: true, credentials });
-      await admin.send(new CreateBucketCommand({ Bucket: "contract" }));
-      admin.destroy();
+      rgw = await startRadosgwWithBucket("contract");
     },
     async stop() {
       await rgw?.stop();

@@ -6,7 +6,6 @@ import { createHash } from "node:crypto";
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createZip, readZip } from "../../services/models/index.js";
@@ -16,9 +15,10 @@ import { startRegistry } from "../../services/registry/main.js";
 import { openStorage } from "../../services/registry/storage/backends.js";
 import { STORE_FORMAT_FILE, STORE_FORMAT_VERSION } from "../../services/registry/storage/store-format.js";
 import { REPO_ROOT } from "../support/child-process.js";
-import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "../support/radosgw.js";
+import { RADOSGW_TOOLS, type RadosgwInstance } from "../support/radosgw.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { needs } from "../support/system-tools.js";
+import { startRadosgwWithBucket } from "../support/radosgw-bucket.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/model-store/layout-0");
 
@@ -178,17 +178,7 @@ describe("kepler-model models backup -> wipe -> restore, S3 store on radosgw", n
   const BUCKET = "kepler-backup";
   let rgw: RadosgwInstance;
   beforeAll(async () => {
-    rgw = await startRadosgw();
-    process.env.AWS_ACCESS_KEY_ID = rgw.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = rgw.secretAccessKey;
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-    });
-    await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    admin.destroy();
+    rgw = await startRadosgwWithBucket(BUCKET);
   }, 180_000);
   afterAll(async () => {
     await rgw?.stop();

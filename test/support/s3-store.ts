@@ -4,7 +4,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll } from "vitest";
 import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
@@ -13,7 +12,8 @@ import { createS3Client, ObjectBucket } from "../../services/object-store/object
 import { createRegistryClient } from "../../services/registry/client.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { buildTestArchive, type TestModelSpec } from "./model-archives.js";
-import { RADOSGW_TOOLS, type RadosgwInstance, startRadosgw } from "./radosgw.js";
+import { RADOSGW_TOOLS, type RadosgwInstance } from "./radosgw.js";
+import { startRadosgwWithBucket } from "./radosgw-bucket.js";
 
 export const BUCKET = "models";
 export const STORE = `s3://${BUCKET}/kepler-model-db`;
@@ -119,17 +119,7 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
 export function useS3Store(): void {
   beforeAll(async () => {
     if (RADOSGW_TOOLS.some((tool) => !tool.available)) return; // their tests are skipped
-    rgw = await startRadosgw();
-    process.env.AWS_ACCESS_KEY_ID = rgw.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = rgw.secretAccessKey;
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-    });
-    await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    admin.destroy();
+    rgw = await startRadosgwWithBucket(BUCKET);
     bucket = new ObjectBucket(createS3Client({ endpoint: rgw.endpoint, region: "us-east-1", requestTimeoutMs: 5000 }), {
       bucket: BUCKET,
       prefix: "kepler-model-db",
