@@ -21,6 +21,7 @@ import { startRegistry } from "../../services/registry/main.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { trainModels } from "../../services/trainer/domain/train-models.js";
 import { createRegistryPublisher } from "../../services/trainer/registry-publisher.js";
+import { startTestEstimator } from "../support/test-estimator.js";
 
 const TABLE = new URL("../fixtures/trainer/extract_abs_rapl-sysfs_CounterOnly.csv", import.meta.url).pathname;
 const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
@@ -105,18 +106,7 @@ beforeAll(async () => {
     { logger: silentLogger() },
   );
   registry = createRegistryClient(registryHandle.address);
-  estimatorHandle = await startEstimator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      registryAddress: registryHandle.address,
-      machineSpecFile: "",
-      estimatorSocket: "",
-      registryDeadlineMs: 5000,
-      modelPublicKeysFile: join(dir, "trusted.pem"),
-    },
-    { logger: silentLogger() },
-  );
+  estimatorHandle = await startTestEstimator(registryHandle.address, { modelPublicKeysFile: join(dir, "trusted.pem") });
   estimator = createEstimatorClient(estimatorHandle.address);
 }, 60_000);
 
@@ -127,6 +117,25 @@ afterAll(async () => {
   await registryHandle.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** `kepler-model models rollback MODEL` against the registry: its exit code and all it printed (stdout and stderr). */
+async function rollback(): Promise<[number, string]> {
+  let out = "";
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      out += String(chunk);
+      done();
+    },
+  });
+  const code = await modelsCommand.run({
+    positionals: ["rollback", MODEL],
+    flags: { "registry-address": registryHandle.address },
+    stdout,
+    stderr: stdout,
+    env: {},
+  } as unknown as Parameters<typeof modelsCommand.run>[0]);
+  return [code, out];
+}
 
 describe("model lifecycle", () => {
   let firstWatts: number;
@@ -164,36 +173,14 @@ describe("model lifecycle", () => {
       secondWatts = await estimatePackageWatts();
     }
     expect(secondWatts).not.toBe(firstWatts);
-    let out = "";
-    const stdout = new Writable({
-      write(chunk, _encoding, done) {
-        out += String(chunk);
-        done();
-      },
-    });
-    const code = await modelsCommand.run({
-      positionals: ["rollback", MODEL],
-      flags: { "registry-address": registryHandle.address },
-      stdout,
-      stderr: stdout,
-      env: {},
-    } as unknown as Parameters<typeof modelsCommand.run>[0]);
-    expect([code, out]).toEqual([
+    expect(await rollback()).toEqual([
       0,
       expect.stringMatching(
         /^rolled back std\/rapl-sysfs\/AbsPower\/CounterOnly\/LinearRegressionTrainer_0 from [0-9a-f]{12} to [0-9a-f]{12}; 0 earlier versions kept\n$/,
       ),
     ]);
     // Nothing earlier is kept now: a second rollback fails, saying so.
-    out = "";
-    const again = await modelsCommand.run({
-      positionals: ["rollback", MODEL],
-      flags: { "registry-address": registryHandle.address },
-      stdout,
-      stderr: stdout,
-      env: {},
-    } as unknown as Parameters<typeof modelsCommand.run>[0]);
-    expect([again, out]).toEqual([
+    expect(await rollback()).toEqual([
       1,
       `kepler-model models rollback: FAILED_PRECONDITION: model ${MODEL} has no earlier version to roll back to\n`,
     ]);

@@ -17,6 +17,7 @@ import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { trainModels } from "../../services/trainer/domain/train-models.js";
 import type { TrainModelsResult } from "../../services/trainer/domain/training-results.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
+import { startTestEstimator } from "../support/test-estimator.js";
 
 const TABLE = new URL("../fixtures/trainer/extract_abs_rapl-sysfs_CounterOnly.csv", import.meta.url).pathname;
 const COUNTER = ["cache_miss", "cpu_cycles", "cpu_instructions"];
@@ -49,17 +50,7 @@ beforeAll(async () => {
         void (await publishTestArchive(registry, { location: archive.location, zip: createZip(archive.files) })),
     },
   );
-  estimatorHandle = await startEstimator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      registryAddress: registryHandle.address,
-      machineSpecFile: "",
-      estimatorSocket: "",
-      registryDeadlineMs: 5000,
-    },
-    { logger: silentLogger() },
-  );
+  estimatorHandle = await startTestEstimator(registryHandle.address);
 }, 120_000);
 
 afterAll(async () => {
