@@ -51,6 +51,20 @@ function window(extra: Partial<PrometheusWindow>): PrometheusWindow {
   };
 }
 
+/** StartOnlinePipeline of a BPFOnly rapl-sysfs LinearRegression pipeline over `window(windowFields)`. */
+const startOnline = (windowFields: Partial<PrometheusWindow>, intervalSeconds: number, lookbackSeconds: number) =>
+  pipeline.client.startOnlinePipeline({
+    options: {
+      pipelineName: "bounds_online",
+      energySources: ["rapl-sysfs"],
+      featureGroups: ["BPFOnly"],
+      absTrainerNames: ["LinearRegressionTrainer"],
+      window: window(windowFields),
+    },
+    intervalSeconds,
+    lookbackSeconds,
+  });
+
 describe("windows, steps and intervals", () => {
   it("refuses QueryPrometheus with a 1e-6 s step (it once precomputed 90.9 M sub-ranges)", async () => {
     const error = await clientError(() => drain(extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })));
@@ -90,19 +104,7 @@ describe("windows, steps and intervals", () => {
     [1e10, "1e10 s (which overflowed setTimeout to 1 ms)"],
   ] as const) {
     it(`refuses an online pipeline with ${why}`, async () => {
-      const error = await clientError(() =>
-        pipeline.client.startOnlinePipeline({
-          options: {
-            pipelineName: "bounds_online",
-            energySources: ["rapl-sysfs"],
-            featureGroups: ["BPFOnly"],
-            absTrainerNames: ["LinearRegressionTrainer"],
-            window: window({ startTimeSeconds: 0, endTimeSeconds: 0 }),
-          },
-          intervalSeconds,
-          lookbackSeconds: 0,
-        }),
-      );
+      const error = await clientError(() => startOnline({ startTimeSeconds: 0, endTimeSeconds: 0 }, intervalSeconds, 0));
       expect(error.code).toBe(Status.INVALID_ARGUMENT);
       expect(error.details).toBe(`interval_seconds: must be 0 (the default) or 10 .. 604800 s, got ${intervalSeconds}`);
     });
@@ -110,17 +112,7 @@ describe("windows, steps and intervals", () => {
 
   it("refuses an online lookback whose window has too many points at its step", async () => {
     const error = await clientError(() =>
-      pipeline.client.startOnlinePipeline({
-        options: {
-          pipelineName: "bounds_online",
-          energySources: ["rapl-sysfs"],
-          featureGroups: ["BPFOnly"],
-          absTrainerNames: ["LinearRegressionTrainer"],
-          window: window({ startTimeSeconds: 0, endTimeSeconds: 0, stepSeconds: 0.1 }),
-        },
-        intervalSeconds: 600,
-        lookbackSeconds: 604_800,
-      }),
+      startOnline({ startTimeSeconds: 0, endTimeSeconds: 0, stepSeconds: 0.1 }, 600, 604_800),
     );
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
     expect(error.details).toBe(
