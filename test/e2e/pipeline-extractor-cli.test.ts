@@ -33,25 +33,14 @@ afterAll(async () => {
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
 
+/** The table every command here reads: coremark's acpi CounterOnly rows. */
+const ACPI_COUNTER_ONLY = ["--source", "acpi", "--feature-group", "CounterOnly"];
+
 const pipelineRun = (name: string, extractor: string[]) =>
   run([
-    "pipeline",
-    "run",
-    "--pipeline",
-    name,
-    "--input",
-    COREMARK,
-    "--source",
-    "acpi",
-    "--feature-group",
-    "CounterOnly",
-    "--abs-trainers",
-    "LinearRegressionTrainer",
-    "--dyn-trainers",
-    "",
-    ...extractor,
-    "--pipeline-address",
-    address("pipeline"),
+    ...["pipeline", "run", "--pipeline", name, "--input", COREMARK, ...ACPI_COUNTER_ONLY],
+    ...["--abs-trainers", "LinearRegressionTrainer", "--dyn-trainers", "", ...extractor],
+    ...["--pipeline-address", address("pipeline")],
   ]);
 
 describe("kepler-model pipeline run --extractor", () => {
@@ -66,28 +55,13 @@ describe("kepler-model pipeline run --extractor", () => {
     expect(metadata.extractor).toBe("smooth");
 
     const csv = join(folder, "smooth.csv");
-    const extracted = await run([
-      "extract",
-      "--input",
-      COREMARK,
-      "--source",
-      "acpi",
-      "--feature-group",
-      "CounterOnly",
-      "--extractor",
-      "smooth",
-      "--out",
-      csv,
-    ]);
+    const extracted = await run(["extract", "--input", COREMARK, ...ACPI_COUNTER_ONLY, "--extractor", "smooth", "--out", csv]);
     expect(extracted.code).toBe(0);
     const trained = await run([
       "train",
       "--input",
       csv,
-      "--source",
-      "acpi",
-      "--feature-group",
-      "CounterOnly",
+      ...ACPI_COUNTER_ONLY,
       "--trainers",
       "LinearRegressionTrainer",
       "--dry-run",
