@@ -29,6 +29,18 @@ describe("VM models on Kepler 0.10's attribution", () => {
     for (const size of plain!.sizes) expect(size.mape.package!, size.label).toBeGreaterThan(10);
   }, 120_000);
 
+  it("vm-train's defaults on other seeds of the bed: package MAPE < 10 % per size and for the unseen size", async () => {
+    for (const seed of [1, 2, 3]) {
+      const [withLag] = await scenarioAccuracy(ATTRIBUTION_SCENARIOS[0]!, {
+        seed,
+        trainers: DEFAULT_VM_TRAINERS,
+        variants: ["guest+lag"],
+      });
+      const byLabel = new Map(withLag!.sizes.map((s) => [s.label, s.mape.package!]));
+      for (const label of TRAINED_AND_UNSEEN) expect(byLabel.get(label), `seed ${seed} ${label}`).toBeLessThan(10);
+    }
+  }, 120_000);
+
   it("host context + lag, LinearRegression: package MAPE < 10 % per size and for the unseen size interpolated; nearest-unscaled is worse", async () => {
     const results = await scenarioAccuracy(ATTRIBUTION_SCENARIOS[0]!, { seed: 7, variants: ["guest+host+lag"] });
     const withLag = results[0]!;
