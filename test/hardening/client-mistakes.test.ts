@@ -214,19 +214,22 @@ it("Train with an out-of-range node_type", async () => {
   });
 });
 
+/** Node-level BPFOnly extraction on acpi with the default extractor. */
+const ACPI_BPF_NODE = {
+  energySource: "acpi",
+  featureGroup: "BPFOnly",
+  level: TableLevel.TABLE_LEVEL_NODE,
+  extractor: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
+  useVmMetrics: false,
+  thirdPartyMetricNames: [],
+};
+
 it("Extract with a null series in the response", async () => {
   const requests = async function* () {
     yield {
       content: {
         $case: "options" as const,
-        value: {
-          energySource: "acpi",
-          featureGroup: "BPFOnly",
-          level: TableLevel.TABLE_LEVEL_NODE,
-          extractor: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
-          useVmMetrics: false,
-          thirdPartyMetricNames: [],
-        },
+        value: ACPI_BPF_NODE,
       },
     };
     yield { content: { $case: "responseChunk" as const, value: Buffer.from('{"kepler_node_platform_joules_total": [null]}') } };
@@ -240,14 +243,7 @@ it("Extract with a null series in the response", async () => {
 
 it("ExtractFromPrometheus when the named Prometheus answers a null series", async () => {
   const call = extractor.client.extractFromPrometheus({
-    options: {
-      energySource: "acpi",
-      featureGroup: "BPFOnly",
-      level: TableLevel.TABLE_LEVEL_NODE,
-      extractor: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
-      useVmMetrics: false,
-      thirdPartyMetricNames: [],
-    },
+    options: ACPI_BPF_NODE,
     window: {
       baseUrl: prometheusUrl,
       startTimeSeconds: 1_700_000_000,
