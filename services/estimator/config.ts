@@ -1,8 +1,7 @@
-import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
+import type { ConfigKey, ConfigOf } from "../kit/config/config-schema.js";
 import { DEFAULT_MODEL_CACHE_ENTRIES } from "./domain/model-cache.js";
-import { hostKey, peerAddressKey, portKey } from "../kit/config/service-addresses.js";
-import { securityConfigSchema } from "../kit/security/security-config.js";
-import { overloadConfigSchema } from "../kit/config/overload-config.js";
+import { peerAddressKey } from "../kit/config/service-addresses.js";
+import { configReader, serviceConfigSchema } from "../kit/config/service-config.js";
 import { DEFAULT_ESTIMATOR_SOCKET_LIMITS } from "./estimator-socket-limits.js";
 
 const machineSpecKey: ConfigKey<string> = {
@@ -86,25 +85,24 @@ const modelPublicKeysKey: ConfigKey<string> = {
 };
 
 /** Settings of the estimator service: every key has a type, default, env var, flag and description. */
-export const estimatorConfigSchema = {
-  host: hostKey,
-  port: portKey("estimator"),
-  registryAddress: peerAddressKey("registry"),
-  machineSpecFile: machineSpecKey,
-  estimatorSocket: estimatorSocketKey,
-  socketMaxConnections: socketMaxConnectionsKey,
-  socketRequestDeadlineMs: socketRequestDeadlineKey,
-  modelCacheEntries: modelCacheEntriesKey,
-  ...securityConfigSchema,
-  ...overloadConfigSchema,
-  registryDeadlineMs: registryDeadlineKey,
-  intervalCoveragePercent: intervalCoverageKey,
-  modelPublicKeysFile: modelPublicKeysKey,
-} satisfies ConfigSchema;
+export const estimatorConfigSchema = serviceConfigSchema(
+  "estimator",
+  {
+    registryAddress: peerAddressKey("registry"),
+    machineSpecFile: machineSpecKey,
+    estimatorSocket: estimatorSocketKey,
+    socketMaxConnections: socketMaxConnectionsKey,
+    socketRequestDeadlineMs: socketRequestDeadlineKey,
+    modelCacheEntries: modelCacheEntriesKey,
+  },
+  {
+    registryDeadlineMs: registryDeadlineKey,
+    intervalCoveragePercent: intervalCoverageKey,
+    modelPublicKeysFile: modelPublicKeysKey,
+  },
+);
 
 export type EstimatorConfig = ConfigOf<typeof estimatorConfigSchema>;
 
 /** Reads the estimator config from flags and environment, validated once. */
-export function readEstimatorConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): EstimatorConfig {
-  return readConfig(estimatorConfigSchema, env, flags);
-}
+export const readEstimatorConfig = configReader(estimatorConfigSchema);

@@ -1,14 +1,10 @@
-import { type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
-import { hostKey, portKey } from "../kit/config/service-addresses.js";
-import { securityConfigSchema } from "../kit/security/security-config.js";
-import { overloadConfigSchema } from "../kit/config/overload-config.js";
+import type { ConfigOf } from "../kit/config/config-schema.js";
+import { configReader, serviceConfigSchema } from "../kit/config/service-config.js";
 import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
 import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
 /** Settings of the extractor service: every key has a type, default, env var, flag and description. */
-export const extractorConfigSchema = {
-  host: hostKey,
-  port: portKey("extractor"),
+export const extractorConfigSchema = serviceConfigSchema("extractor", {
   prometheusTimeoutMs: {
     type: "integer",
     default: 60_000,
@@ -28,13 +24,9 @@ export const extractorConfigSchema = {
     check: checkAllowlistEntries,
   },
   workerThreads: workerThreadsKey,
-  ...securityConfigSchema,
-  ...overloadConfigSchema,
-} satisfies ConfigSchema;
+});
 
 export type ExtractorConfig = ConfigOf<typeof extractorConfigSchema>;
 
 /** Reads the extractor config from flags and environment, validated once. */
-export function readExtractorConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): ExtractorConfig {
-  return readConfig(extractorConfigSchema, env, flags);
-}
+export const readExtractorConfig = configReader(extractorConfigSchema);

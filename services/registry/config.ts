@@ -1,8 +1,6 @@
-import { type ConfigKey, type ConfigOf, type ConfigSchema, type Flags, readConfig } from "../kit/config/config-schema.js";
+import type { ConfigKey, ConfigOf } from "../kit/config/config-schema.js";
 import { modelPathKey } from "../kit/config/model-path-key.js";
-import { hostKey, portKey } from "../kit/config/service-addresses.js";
-import { securityConfigSchema } from "../kit/security/security-config.js";
-import { overloadConfigSchema } from "../kit/config/overload-config.js";
+import { configReader, serviceConfigSchema } from "../kit/config/service-config.js";
 import { s3ConfigSchema } from "../object-store/index.js";
 import { checkStorageUrl } from "./storage/backends.js";
 import { lifecycleConfigSchema } from "./lifecycle-config.js";
@@ -118,29 +116,25 @@ const httpRequestTimeoutKey: ConfigKey<number> = {
 };
 
 /** Settings of the registry service: every key has a type, default, env var, flag and description. */
-export const registryConfigSchema = {
-  host: hostKey,
-  port: portKey("registry"),
-  modelPath: modelPathKey,
-  modelStore: modelStoreKey,
-  modelStorePollMs: storePollKey,
-  ...s3ConfigSchema,
-  rescanIntervalMs: rescanIntervalKey,
-  sourcePipelines: sourcePipelinesKey,
-  ...registryLimitKeys,
-  ...lifecycleConfigSchema,
-  ...securityConfigSchema,
-  ...overloadConfigSchema,
-  httpHeadersTimeoutMs: httpHeadersTimeoutKey,
-  httpRequestTimeoutMs: httpRequestTimeoutKey,
-} satisfies ConfigSchema;
+export const registryConfigSchema = serviceConfigSchema(
+  "registry",
+  {
+    modelPath: modelPathKey,
+    modelStore: modelStoreKey,
+    modelStorePollMs: storePollKey,
+    ...s3ConfigSchema,
+    rescanIntervalMs: rescanIntervalKey,
+    sourcePipelines: sourcePipelinesKey,
+    ...registryLimitKeys,
+    ...lifecycleConfigSchema,
+  },
+  { httpHeadersTimeoutMs: httpHeadersTimeoutKey, httpRequestTimeoutMs: httpRequestTimeoutKey },
+);
 
 export type RegistryConfig = ConfigOf<typeof registryConfigSchema>;
 
 /** Reads the registry config from flags and environment, validated once. */
-export function readRegistryConfig(env: NodeJS.ProcessEnv, flags: Flags = {}): RegistryConfig {
-  return readConfig(registryConfigSchema, env, flags);
-}
+export const readRegistryConfig = configReader(registryConfigSchema);
 
 /** `source=pipeline` pairs as a map. */
 export function sourcePipelineMap(pairs: readonly string[]): Record<string, string> {
