@@ -41,7 +41,11 @@ function defaultTrainingPrinter(stdout: NodeJS.WritableStream, modelPath: string
   let total = 0;
   let done = 0;
   return {
-    start() {
+    start(removedUnfinishedCount: number) {
+      if (removedUnfinishedCount > 0)
+        stdout.write(
+          `Removed ${removedUnfinishedCount} models of a default training that did not finish (no metadata.json); training the whole set again.\n`,
+        );
       stdout.write(
         `No models in ${modelPath}: training the default models (pipeline "${pipelineName}": ${energySources.join(" and ")}, ` +
           `AbsPower and DynPower, ${trainerNames.join(" and ")}) from the bundled coremark recording. ` +
@@ -126,7 +130,7 @@ export const serveCommand: Command = {
       flags,
       logger,
       defaultModels,
-      onDefaultModelsStart: () => printer.start(),
+      onDefaultModelsStart: (removed) => printer.start(removed),
       onDefaultModelsEvent: (event) => printer.event(event),
       signal: abort.signal,
     });

@@ -15,6 +15,7 @@ import { byteChunks } from "../kit/transport/byte-chunks.js";
 import type { PeerConnection } from "../kit/security/peer-connection.js";
 import { createPipelineClient } from "../pipeline/client.js";
 import { createRegistryClient } from "../registry/client.js";
+import { removeUnfinishedDefaultTraining } from "./unfinished-default-training.js";
 
 /** The recorded Kepler run the default models are trained on (provenance: default-data/README.md). */
 export const DEFAULT_DATASET_PATH = fileURLToPath(
@@ -50,15 +51,19 @@ export interface DefaultModelsOptions {
   readonly connection?: PeerConnection;
   /** The saved Prometheus response to train on; default DEFAULT_DATASET_PATH. */
   readonly datasetPath?: string;
-  /** Called once the registry turned out empty, before training starts. */
-  readonly onEmpty?: () => void;
+  /**
+   * Called once the registry turned out empty, before training starts, with the number of models of an
+   * unfinished earlier default training that were removed first (unfinished-default-training.ts).
+   */
+  readonly onEmpty?: (removedUnfinishedCount: number) => void;
   readonly onEvent?: (event: DefaultModelsEvent) => void;
   /** Aborting cancels the run (e.g. SIGTERM while training); the outcome is then `cancelled`. */
   readonly signal?: AbortSignal;
 }
 
 /**
- * Trains the default pipeline when the registry holds no model at all; leaves any existing model folder
+ * Trains the default pipeline when the registry holds no model at all, or only the models of a default
+ * training that did not finish (removed first, so the set is trained whole); leaves any other model folder
  * alone. Talks to the registry and pipeline services through their gRPC clients only.
  */
 export async function ensureDefaultModels(options: DefaultModelsOptions): Promise<DefaultModelsOutcome> {
@@ -66,9 +71,10 @@ export async function ensureDefaultModels(options: DefaultModelsOptions): Promis
   const pipeline = createPipelineClient(options.pipelineAddress, options.connection);
   const signal = options.signal;
   try {
+    const removed = await removeUnfinishedDefaultTraining(registry.client, DEFAULT_PIPELINE_OPTIONS.pipelineName, signal);
     const existing = await registry.client.listModels({ pageSize: 1 }, { signal });
     if (existing.models.length > 0) return { status: "skipped", existingModelCount: existing.models.length };
-    options.onEmpty?.();
+    options.onEmpty?.(removed);
     const startedMs = performance.now();
     const response = await promisify(gunzip)(await readFile(options.datasetPath ?? DEFAULT_DATASET_PATH));
     let summary: RunPipelineSummary | undefined;

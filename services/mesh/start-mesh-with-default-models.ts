@@ -12,8 +12,11 @@ const TRAINING_SERVICES: readonly ServiceName[] = ["registry", "pipeline", "extr
 export interface DefaultMeshOptions extends MeshOptions {
   /** Train the default pipeline when the model folder is empty (needs the training services in this process). */
   defaultModels: boolean;
-  /** Called before the default training starts (the folder is empty), e.g. to print a header. */
-  onDefaultModelsStart?: () => void;
+  /**
+   * Called before the default training starts (the folder is empty), e.g. to print a header, with the number
+   * of models of an unfinished earlier default training removed first.
+   */
+  onDefaultModelsStart?: (removedUnfinishedCount: number) => void;
   onDefaultModelsEvent?: (event: DefaultModelsEvent) => void;
   /** Aborting stops a default training in progress; the estimator is then not started. */
   signal?: AbortSignal;
