@@ -8,16 +8,13 @@ import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { ClientError, Status } from "nice-grpc";
-import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPeerClient } from "../../services/kit/transport/grpc-client.js";
 import { type ServerHandle, startGrpcServer } from "../../services/kit/transport/grpc-server.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
-import { clientConnection } from "../../services/kit/security/peer-connection.js";
 import { INSECURE, type SecurityConfig } from "../../services/kit/security/security-config.js";
 import { createCa, issueCertificate, OPENSSL } from "./test-certificates.js";
 import { needs } from "../support/system-tools.js";
+import { healthWith } from "../support/health-with.js";
 
 const folder = mkdtempSync(join(tmpdir(), "shared-port-security-"));
 const ca = createCa(folder, "ca");
@@ -50,19 +47,6 @@ async function startShared(security: Partial<SecurityConfig>): Promise<ServerHan
   });
 }
 
-async function grpcHealth(address: string, settings: Record<string, string>): Promise<string> {
-  const peer = createPeerClient(HealthDefinition, address, clientConnection({ ...INSECURE, ...settings }));
-  try {
-    const { status } = await peer.client.check({ service: "" }, { signal: AbortSignal.timeout(5000) });
-    return status === 1 ? "SERVING" : `status ${status}`;
-  } catch (error) {
-    if (error instanceof ClientError) return Status[error.code];
-    throw error;
-  } finally {
-    peer.close();
-  }
-}
-
 function httpsGet(address: string, path: string): Promise<{ status: number; body: string }> {
   const [host, port] = address.split(":");
   return new Promise((resolve, reject) => {
@@ -83,8 +67,8 @@ describe("the shared HTTP/gRPC port", needs(OPENSSL), () => {
   it("with TLS: gRPC and HTTPS on one port, ALPN picks http/1.1 for clients offering both, plaintext refused", async () => {
     const handle = await startShared({ tlsCert: server.cert, tlsKey: server.key });
     try {
-      expect(await grpcHealth(handle.address, { tlsCa: ca.cert, tlsServerName: "localhost" })).toBe("SERVING");
-      expect(await grpcHealth(handle.address, {})).toBe("UNAVAILABLE");
+      expect(await healthWith(handle.address, { tlsCa: ca.cert, tlsServerName: "localhost" })).toBe("SERVING");
+      expect(await healthWith(handle.address, {})).toBe("UNAVAILABLE");
       expect(await httpsGet(handle.address, "/best-models")).toEqual({ status: 200, body: '{"path":"/best-models"}' });
       const [host, port] = handle.address.split(":");
       const negotiated = await new Promise<string | false | null>((resolve, reject) => {

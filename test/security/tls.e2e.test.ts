@@ -5,22 +5,20 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status } from "nice-grpc";
-import { HealthDefinition } from "nice-grpc-server-health";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { type ServerHandle, startGrpcServer } from "../../services/kit/transport/grpc-server.js";
-import { createPeerClient } from "../../services/kit/transport/grpc-client.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { clientConnection } from "../../services/kit/security/peer-connection.js";
-import { type ClientSecurityConfig, INSECURE, type SecurityConfig } from "../../services/kit/security/security-config.js";
+import { INSECURE, type SecurityConfig } from "../../services/kit/security/security-config.js";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { EXAMPLE_ESTIMATE_REQUEST } from "../../services/mesh/estimate-example.js";
 import { startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { createCa, issueCertificate, OPENSSL } from "./test-certificates.js";
 import { needs } from "../support/system-tools.js";
+import { healthWith } from "../support/health-with.js";
 
 const folder = mkdtempSync(join(tmpdir(), "tls-e2e-"));
 const ca = createCa(folder, "ca");
@@ -40,20 +38,6 @@ async function startHealthServer(security: Partial<SecurityConfig>, tlsReloadMs?
     security: { ...INSECURE, ...security },
     tlsReloadMs,
   });
-}
-
-/** Health over a channel built by the kit from client settings: SERVING, or the failure's status name. */
-async function healthWith(address: string, settings: Partial<ClientSecurityConfig>): Promise<string> {
-  const peer = createPeerClient(HealthDefinition, address, clientConnection({ ...INSECURE, ...settings }));
-  try {
-    const { status } = await peer.client.check({ service: "" }, { signal: AbortSignal.timeout(5000) });
-    return status === 1 ? "SERVING" : `status ${status}`;
-  } catch (error) {
-    if (error instanceof ClientError) return Status[error.code];
-    throw error;
-  } finally {
-    peer.close();
-  }
 }
 
 describe("TLS", needs(OPENSSL), () => {
