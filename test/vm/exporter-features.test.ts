@@ -56,4 +56,40 @@ describe("exporter with lagged and host-context features", () => {
     expect(pkg).toBeCloseTo(1 + 10 * 0.3 + 5 * 0.5 + 7, 9);
     expect(core).toBeCloseTo(1 + 10 * 0.3, 9);
   });
+
+  it("a lagged model taking over from the host's number runs at once, on the last host tick's features", async () => {
+    dir = scratchFolder("exporter-features-");
+    const modelPath = join(dir, "model.zip");
+    const lagged = [...GUEST_OS_FEATURES, "guest_cpu_user_ratio_lag1"];
+    writeLinearVmArchive(
+      modelPath,
+      lagged,
+      ZONES.map(() => ({ intercept: 1, coefficients: lagged.map((f) => COEFFICIENT[f] ?? 0) })),
+    );
+    const guest = new MadeUpGuest();
+    const ratios = [0.2, 0.5, 0.3];
+    let seconds = 1000;
+    let hostUp = true;
+    const exporter = new VmExporter({
+      read: async () => guest.snapshot((seconds += 5), ratios.shift() ?? 0),
+      power: { kind: "model", provider: fileModelProvider(modelPath, createComponentPredictor) },
+      hostPower: {
+        description: "test host",
+        async read() {
+          if (!hostUp) throw new Error("host gone");
+          return { watts: Float64Array.from(ZONES, () => 9), sampleSeconds: seconds };
+        },
+      },
+      nodeName: "vm-1",
+      logger: silentLogger(),
+    });
+    await exporter.refreshModel();
+    expect(await exporter.tick()).toBe("first-reading");
+    expect(await exporter.tick()).toBe("ok"); // the host's watts; the guest's user ratio 0.5 this tick
+    expect(exporter.status.source).toBe("host");
+    hostUp = false;
+    expect(await exporter.tick()).toBe("ok");
+    expect(exporter.status.source).toBe("model");
+    expect(exporter.status.watts![0]).toBeCloseTo(1 + 10 * 0.3 + 5 * 0.5, 9);
+  });
 });

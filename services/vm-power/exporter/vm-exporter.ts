@@ -166,7 +166,7 @@ export class VmExporter {
       const integratedTo = this.integratedTo;
       this.integratedTo = now;
       if (integratedTo === undefined || !(now > integratedTo)) return "first-reading";
-      this.recordHostSample(host, previous, current);
+      this.followHostTick(host, previous, current);
       let watts = host;
       if (watts === undefined) {
         if (previous === undefined || current === undefined) return "first-reading";
@@ -198,23 +198,25 @@ export class VmExporter {
     }
   }
 
-  // A row for online training: this tick's guest features and the host's watts (the previous tick's
-  // features too, for the lag columns, only when that tick was the host's as well).
-  private recordHostSample(
+  // On a tick served from the host: this tick's guest features become the previous tick's for a lagged
+  // model taking over at the next tick, and, with online training, a row with the host's watts (the
+  // previous tick's features too, for the lag columns, only when that tick was the host's as well).
+  private followHostTick(
     host: Float64Array | undefined,
     previous: GuestSnapshot | undefined,
     current: GuestSnapshot | undefined,
   ): void {
-    if (this.deps.onHostSample === undefined) return;
     if (host === undefined || previous === undefined || current === undefined) {
       this.lastHostFeatures = undefined;
+      if (host !== undefined) this.lastFeatures = undefined;
       return;
     }
     const columns = guestFeatureColumns(pairSeries(previous, current));
     const features = new Map([...columns].map(([name, values]) => [name, values[1]!] as const));
-    const sample = { timestampSeconds: current.timestampSeconds, features, previousFeatures: this.lastHostFeatures, watts: host };
+    this.lastFeatures = features;
+    const previousFeatures = this.lastHostFeatures;
     this.lastHostFeatures = features;
-    this.deps.onHostSample(sample);
+    this.deps.onHostSample?.({ timestampSeconds: current.timestampSeconds, features, previousFeatures, watts: host });
   }
 
   private setSource(source: PowerSourceName): void {
