@@ -3,12 +3,14 @@ import { readFile } from "node:fs/promises";
 import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type GrpcServerHandle, type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import { createAdmissionPolicy } from "../kit/calls/admission.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type EstimatorConfig, estimatorConfigSchema, readEstimatorConfig } from "./config.js";
@@ -53,6 +55,10 @@ async function ownMachine(path: string): Promise<MachineDescription> {
   };
 }
 
+/** Keys a caller that builds the config by hand (tests) may leave out. */
+type OptionalKey =
+  "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs" | "modelPublicKeysFile";
+
 /** Optional settings tests use to shorten the socket's limits. */
 export interface EstimatorDeps {
   logger: Logger;
@@ -65,28 +71,7 @@ export interface EstimatorDeps {
  * NOT_SERVING while no registry is reachable and no model is cached (nothing could be estimated).
  */
 export async function startEstimator(
-  config: WithOverload<
-    WithSecurity<
-      Omit<
-        EstimatorConfig,
-        | "modelCacheEntries"
-        | "intervalCoveragePercent"
-        | "socketMaxConnections"
-        | "socketRequestDeadlineMs"
-        | "modelPublicKeysFile"
-      > &
-        Partial<
-          Pick<
-            EstimatorConfig,
-            | "modelCacheEntries"
-            | "intervalCoveragePercent"
-            | "socketMaxConnections"
-            | "socketRequestDeadlineMs"
-            | "modelPublicKeysFile"
-          >
-        >
-    >
-  >,
+  config: WithOverload<WithSecurity<PartlyDefaulted<EstimatorConfig, OptionalKey>>>,
   deps: EstimatorDeps,
 ): Promise<ServerHandle> {
   const logger = deps.logger.child({ service: "estimator" });
@@ -127,12 +112,8 @@ export async function startEstimator(
   const admission = createAdmissionPolicy(overload);
   try {
     grpc = await startGrpcServer({
-      serviceName: "estimator",
-      host: config.host,
-      port: config.port,
-      logger: deps.logger,
+      ...serviceServerOptions("estimator", config, deps.logger),
       serving: isReady(),
-      security: securityOf(config),
       overload,
       admission,
       services: [

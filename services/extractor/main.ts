@@ -1,8 +1,9 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
-import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import type { WithSecurity } from "../kit/security/security-config.js";
+import type { WithOverload } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractRunner } from "./extract-pool.js";
@@ -16,15 +17,9 @@ export async function startExtractor(
 ): Promise<ServerHandle> {
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const runner = createExtractRunner(config.workerThreads);
-  let server: ServerHandle;
-  try {
-    server = await startGrpcServer({
-      serviceName: "extractor",
-      host: config.host,
-      port: config.port,
-      logger: deps.logger,
-      security: securityOf(config),
-      overload: overloadOf(config),
+  return startServiceServer(
+    {
+      ...serviceServerOptions("extractor", config, deps.logger),
       services: [
         {
           definition: ExtractorServiceDefinition,
@@ -35,18 +30,9 @@ export async function startExtractor(
           }),
         },
       ],
-    });
-  } catch (error) {
-    await runner.close();
-    throw error;
-  }
-  return {
-    ...server,
-    close: async () => {
-      await server.close();
-      await runner.close();
     },
-  };
+    () => runner.close(),
+  );
 }
 
 export const extractorLauncher: ServiceLauncher<ExtractorConfig> = {

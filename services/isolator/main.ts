@@ -1,9 +1,10 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import type { WithOverload } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -22,23 +23,13 @@ export async function startIsolator(
   const extractor = createExtractorClient(config.extractorAddress, peer, { deadlineMs: config.peerDeadlineMs });
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const isolateRunner = createIsolateRunner(config.workerThreads);
-  const closePeers = () => {
-    registry.close();
-    extractor.close();
-  };
-  try {
-    const server = await startGrpcServer({
-      serviceName: "isolator",
-      host: config.host,
-      port: config.port,
-      logger: deps.logger,
-      security: securityOf(config),
-      overload: overloadOf(config),
+  return startServiceServer(
+    {
+      ...serviceServerOptions("isolator", config, deps.logger),
       requiredPeers: [
         { name: "registry", channel: registry.channel },
         { name: "extractor", channel: extractor.channel },
       ],
-      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: IsolatorServiceDefinition,
@@ -49,20 +40,13 @@ export async function startIsolator(
           }),
         },
       ],
-    });
-    return {
-      ...server,
-      close: async () => {
-        await server.close();
-        await isolateRunner.close();
-        closePeers();
-      },
-    };
-  } catch (error) {
-    await isolateRunner.close();
-    closePeers();
-    throw error;
-  }
+    },
+    async () => {
+      await isolateRunner.close();
+      registry.close();
+      extractor.close();
+    },
+  );
 }
 
 export const isolatorLauncher: ServiceLauncher<IsolatorConfig> = {

@@ -3,10 +3,11 @@ import { createExtractorClient } from "../extractor/client.js";
 import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline_service.js";
 import { createIsolatorClient } from "../isolator/client.js";
 import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import type { WithOverload } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { createTrainerClient } from "../trainer/client.js";
@@ -40,14 +41,8 @@ export async function startPipeline(
   });
   try {
     const server = await startGrpcServer({
-      serviceName: "pipeline",
-      host: config.host,
-      port: config.port,
-      logger: deps.logger,
-      security: securityOf(config),
-      overload: overloadOf(config),
+      ...serviceServerOptions("pipeline", config, deps.logger),
       requiredPeers: Object.entries(clients).map(([name, client]) => ({ name, channel: client.channel })),
-      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: PipelineServiceDefinition,

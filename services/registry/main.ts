@@ -1,9 +1,11 @@
 import { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
-import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import type { WithSecurity } from "../kit/security/security-config.js";
+import type { WithOverload } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { s3SettingsOf } from "../object-store/index.js";
 import { ModelCatalogue } from "./domain/model-catalogue.js";
@@ -31,7 +33,7 @@ const DEFAULTED_KEYS = {
 type DefaultedKey = keyof typeof DEFAULTED_KEYS;
 
 /** The registry's settings; keys left out take their defaults. */
-export type RegistryStartConfig = Omit<RegistryConfig, DefaultedKey> & Partial<Pick<RegistryConfig, DefaultedKey>>;
+export type RegistryStartConfig = PartlyDefaulted<RegistryConfig, DefaultedKey>;
 
 /**
  * Starts the registry over MODEL_PATH (scanned, interrupted publishes recovered): gRPC, and on the same
@@ -68,12 +70,7 @@ export async function startRegistry(
   const poller = replica === undefined ? undefined : await startPolling(replica, catalogue, config.modelStorePollMs, logger);
   measureStore(catalogue);
   const handle = await startGrpcServer({
-    serviceName: "registry",
-    host: config.host,
-    port: config.port,
-    logger: deps.logger,
-    security: securityOf(config),
-    overload: overloadOf(config),
+    ...serviceServerOptions("registry", config, deps.logger),
     services: [
       {
         definition: RegistryServiceDefinition,

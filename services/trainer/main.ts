@@ -1,9 +1,10 @@
 import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_service.js";
-import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
+import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
+import type { WithOverload } from "../kit/config/overload-config.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
@@ -33,16 +34,10 @@ export async function startTrainer(
   if (config.checkpointUrl !== "") checkpointStores.push(urlArchiveFetcher(config.checkpointUrl, config.peerDeadlineMs));
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const fitter = createFitPool(config.workerThreads);
-  try {
-    const server = await startGrpcServer({
-      serviceName: "trainer",
-      host: config.host,
-      port: config.port,
-      logger: deps.logger,
-      security: securityOf(config),
-      overload: overloadOf(config),
+  return startServiceServer(
+    {
+      ...serviceServerOptions("trainer", config, deps.logger),
       requiredPeers: registry === undefined ? [] : [{ name: "registry", channel: registry.channel }],
-      peerHealthIntervalMs: config.peerHealthIntervalMs,
       services: [
         {
           definition: TrainerServiceDefinition,
@@ -55,20 +50,12 @@ export async function startTrainer(
           }),
         },
       ],
-    });
-    return {
-      ...server,
-      close: async () => {
-        await server.close();
-        await fitter.close();
-        registry?.close();
-      },
-    };
-  } catch (error) {
-    await fitter.close();
-    registry?.close();
-    throw error;
-  }
+    },
+    async () => {
+      await fitter.close();
+      registry?.close();
+    },
+  );
 }
 
 export const trainerLauncher: ServiceLauncher<TrainerConfig> = {

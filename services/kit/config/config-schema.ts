@@ -15,6 +15,9 @@ export interface ConfigKey<T> {
 export type ConfigSchema = Record<string, ConfigKey<any>>;
 export type ConfigOf<S extends ConfigSchema> = { -readonly [K in keyof S]: S[K]["default"] };
 
+/** A config whose keys K may be left out (by library callers and tests): their schema defaults then apply. */
+export type PartlyDefaulted<C, K extends keyof C> = Omit<C, K> & Partial<Pick<C, K>>;
+
 /** Flags as parsed from the command line: `--model-path x` -> { "model-path": "x" }. */
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
