@@ -4,42 +4,24 @@
 // real registry; each published model is scored on the held-out half hour against the generator's true
 // power; the exporter runs on this machine's /proc with the registry's model, passes promtool, is scraped
 // by a real Prometheus, and its energy counter never falls across a model reload.
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// The exporter tests use the models the first test publishes: the three share one test bed.
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { startEstimator } from "../../services/estimator/main.js";
-import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
-import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
-import { readComponentModels, readZip } from "../../services/models/index.js";
-import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { startRegistry } from "../../services/registry/main.js";
-import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
-import { type DataTable, getColumn } from "../../services/domain/data-table.js";
-import type { ModelLocation } from "../../services/generated/kepler/model/v1/model.js";
-import {
-  buildVmTrainingTable,
-  DEFAULT_VM_MAPPING,
-  vmQueries,
-  type VmQueryResults,
-} from "../../services/vm-power/training/vm-training-table.js";
-import { createMatrix, matrixToWasm, meanAbsolutePercentageError } from "../../wasm-core/src/index.js";
-import { spawnNode, type RunningChild } from "../support/child-process.js";
-import {
-  describeWithPrometheus,
-  PROMTOOL_BINARY,
-  type PrometheusInstance,
-  savedResponseToOpenMetrics,
-  startPrometheus,
-} from "../support/prometheus.js";
+import { buildVmTrainingTable, DEFAULT_VM_MAPPING } from "../../services/vm-power/training/vm-training-table.js";
+import { meanAbsolutePercentageError } from "../../wasm-core/src/index.js";
+import { spawnNode } from "../support/child-process.js";
+import { describeWithPrometheus, startPrometheus } from "../support/prometheus.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
-import { DEFAULT_VMS, generateVmRecording, type TestbedRecording, ZONES } from "../support/vm-testbed.js";
+import { DEFAULT_VMS, ZONES } from "../support/vm-testbed.js";
+import { modelOf, packageJoules, packageWatts, promtoolCheckMetrics, scrapingPrometheus } from "./support/exporter-scrape.js";
+import { guestFeatures, predictWith, publishConstantModel, vmSpec } from "./support/registry-models.js";
+import { useServedTestbed } from "./support/served-testbed.js";
 
 const STEP = 5;
 const START = Math.floor((Date.now() / 1000 - 86_400) / STEP) * STEP;
@@ -55,49 +37,15 @@ const OTHER_PIPELINE = "vm-trees";
 const ABS = OutputType.OUTPUT_TYPE_ABS_POWER;
 const DYN = OutputType.OUTPUT_TYPE_DYN_POWER;
 
-let recording: TestbedRecording;
-let prometheus: PrometheusInstance;
-let registry: ServerHandle;
-let dir: string;
-const children: RunningChild[] = [];
-const stops: Array<() => Promise<void>> = [];
-
-async function queryWindow(from: number, to: number): Promise<VmQueryResults> {
-  const client = createPrometheusClient({ baseUrl: prometheus.baseUrl, timeoutMs: 30_000 });
-  const results: VmQueryResults = {};
-  for (const [key, query] of Object.entries(vmQueries("vm", DEFAULT_VM_MAPPING)))
-    results[key] = await client.queryRange(query, from, to, STEP);
-  return results;
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "vm-power-"));
-  recording = generateVmRecording({
-    seed: 7,
-    vms: DEFAULT_VMS,
-    startSeconds: START,
-    durationSeconds: END - START,
-    stepSeconds: STEP,
-    workloads: ["idle", "cpu", "syscall", "memory", "io", "network"],
-    heldOutFromSeconds: HELD_OUT_START,
-    heldOutWorkloads: ["mixed"],
-  });
-  prometheus = await startPrometheus({
-    backfillOpenMetrics: savedResponseToOpenMetrics(recording.response),
-    lookbackDelta: "10s",
-  });
-  registry = await startRegistry(
-    { host: "127.0.0.1", port: 0, modelPath: join(dir, "models"), rescanIntervalMs: 0, sourcePipelines: [] },
-    { logger: silentLogger() },
-  );
-}, 300_000);
-
-afterAll(async () => {
-  for (const child of children) child.child.kill("SIGKILL");
-  for (const stop of stops.reverse()) await stop();
-  await registry?.close();
-  await prometheus?.stop();
-  await rm(dir, { recursive: true, force: true });
+const bed = useServedTestbed({
+  seed: 7,
+  vms: DEFAULT_VMS,
+  startSeconds: START,
+  durationSeconds: END - START,
+  stepSeconds: STEP,
+  workloads: ["idle", "cpu", "syscall", "memory", "io", "network"],
+  heldOutFromSeconds: HELD_OUT_START,
+  heldOutWorkloads: ["mixed"],
 });
 
 describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS counters", () => {
@@ -106,15 +54,15 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
     const task = readTektonResources().find((r) => r.kind === "Task" && r.metadata.name === "kepler-model-vm-train")!;
     const { stdout } = await runStepScript(task, "train", {
       params: taskParams(task, {
-        PROMETHEUS_URL: prometheus.baseUrl,
+        PROMETHEUS_URL: bed.prometheusUrl,
         START_TIME: String(START),
         END_TIME: String(TRAIN_END),
         FEATURE_GROUPS: "GuestOSOnly,GuestOSPerf",
-        REGISTRY_ADDRESS: registry.address,
+        REGISTRY_ADDRESS: bed.registryAddress,
       }),
-      resultsDir: join(dir, "results"),
-      workspaceDir: join(dir, "workspace"),
-      scratchDir: dir,
+      resultsDir: join(bed.dir, "results"),
+      workspaceDir: join(bed.dir, "workspace"),
+      scratchDir: bed.dir,
       grpcurlOutput: "",
     });
     // 2 groups x 3 sizes x 2 trainers x AbsPower and DynPower (the task's default).
@@ -122,7 +70,7 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
     const trees = await runCliCaptured([
       "vm-train",
       "--input",
-      join(dir, "workspace", "data", "vm_query.json"),
+      join(bed.dir, "workspace", "data", "vm_query.json"),
       "--feature-groups",
       "GuestOSOnly,GuestOSPerf",
       "--trainers",
@@ -130,12 +78,12 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       "--pipeline",
       OTHER_PIPELINE,
       "--registry-address",
-      registry.address,
+      bed.registryAddress,
     ]);
     expect(trees.stderr).toBe("");
     expect(trees.code).toBe(0);
     expect(trees.stdout).toContain(`12 of 12 models published to pipeline ${OTHER_PIPELINE}`);
-    const client = createRegistryClient(registry.address);
+    const client = createRegistryClient(bed.registryAddress);
     const nodeTypes = (await client.client.listNodeTypes({ pipelineName: PIPELINE })).nodeTypes;
     expect(nodeTypes.map((n) => [n.nodeType, n.spec?.cores, n.spec?.memoryGib])).toEqual([
       [0, 2, 4],
@@ -143,7 +91,7 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       [2, 8, 16],
     ]);
 
-    const heldOut = await queryWindow(HELD_OUT_START, END);
+    const heldOut = await bed.queryWindow(HELD_OUT_START, END);
     // Each VM's share at rest, as vm-train stored it for its DynPower models.
     const profiles = (await client.client.getPipelineProfiles({ pipelineName: PIPELINE })).files;
     const idleFile = profiles.find((f) => f.path === "profile/vm_idle.json");
@@ -162,50 +110,24 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
         nodeTypeOf: async (machine, spec) => {
           const match = await client.client.matchMachineSpec({
             pipelineName: PIPELINE,
-            spec: {
-              processor: "vm",
-              cores: Number(spec.cores),
-              chips: 1,
-              memoryGib: Number(spec.memory),
-              frequencyMhz: 1,
-              vendor: "",
-              threadsPerCore: 0,
-            },
+            spec: vmSpec(Number(spec.cores), Number(spec.memory)),
           });
           return match.match!.nodeType;
         },
       });
       for (const nodeTable of table.nodeTypes) {
-        // The true power of every held-out row, per zone (rows are in VM order, then time).
-        const truth = Object.fromEntries(
-          ZONES.map((zone) => [
-            zone,
-            nodeTable.vms.flatMap((vm) =>
-              Array.from({ length: vm.rowCount }, (_, r) => {
-                const t = nodeTable.table.timestamps[vm.firstRow + r]!;
-                return recording.truthWatts.get(vm.name)![zone][(t - START) / STEP]!;
-              }),
-            ),
-          ]),
-        );
-        const models = [
-          ...(
+        const truth = bed.truthWatts(nodeTable);
+        const listModels = async (pipelineName: string, outputType: OutputType, trainerName?: string) =>
+          (
             await client.client.listModels({
-              pipelineName: PIPELINE,
+              pipelineName,
               featureGroup: group,
               nodeType: nodeTable.nodeType,
-              outputType: ABS,
+              outputType,
+              trainerName,
             })
-          ).models,
-          ...(
-            await client.client.listModels({
-              pipelineName: OTHER_PIPELINE,
-              featureGroup: group,
-              nodeType: nodeTable.nodeType,
-              outputType: ABS,
-            })
-          ).models,
-        ];
+          ).models;
+        const models = [...(await listModels(PIPELINE, ABS)), ...(await listModels(OTHER_PIPELINE, ABS))];
         expect(models.map((m) => m.trainerName).sort(), `${group} node type ${nodeTable.nodeType}`).toEqual(
           [...DEFAULT_TRAINERS, ...OTHER_TRAINERS].sort(),
         );
@@ -222,19 +144,11 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
         // The model the registry serves to a VM of this size with these features is the one to judge (a VM
         // with perf counters may still be served a GuestOSOnly model, when its MAE is lower).
         const selected = await client.client.selectModel({
-          featureNames: model(group),
+          featureNames: guestFeatures(group),
           outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
           energySource: "rapl-sysfs",
           pipelineName: PIPELINE,
-          machineSpec: {
-            processor: "vm",
-            cores: Number(nodeTable.spec.cores),
-            chips: 1,
-            memoryGib: Number(nodeTable.spec.memory),
-            frequencyMhz: 1,
-            vendor: "",
-            threadsPerCore: 0,
-          },
+          machineSpec: vmSpec(Number(nodeTable.spec.cores), Number(nodeTable.spec.memory)),
           metadataOnly: true,
         });
         const chosenGroup = selected.metadata!.location!.featureGroup;
@@ -251,15 +165,7 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
         expect(mapeOf.get(`${group}/LinearRegressionTrainer/${nodeTable.nodeType}`)!.package).toBeLessThan(5);
 
         // DynPower: the linear model's dynamic watts plus each VM's stored share at rest give its power back.
-        const [dynModel] = (
-          await client.client.listModels({
-            pipelineName: PIPELINE,
-            featureGroup: group,
-            nodeType: nodeTable.nodeType,
-            outputType: DYN,
-            trainerName: "LinearRegressionTrainer",
-          })
-        ).models;
+        const [dynModel] = await listModels(PIPELINE, DYN, "LinearRegressionTrainer");
         const dynPowers = await predictWith(client, dynModel!, nodeTable.table);
         for (const [z, zone] of ZONES.entries()) {
           const rebuilt = Float64Array.from(dynPowers.get(zone)!, (watts, row) => {
@@ -284,7 +190,7 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       "bin/kepler-model.js",
       "exporter",
       "--registry-address",
-      registry.address,
+      bed.registryAddress,
       "--port",
       "0",
       "--interval-seconds",
@@ -294,16 +200,12 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       "--node-name",
       "test-vm",
     ]);
-    children.push(exporter);
+    bed.killAfterAll(exporter);
     const [, url, modelName] = await exporter.waitForOutput(
       /exporter: (http:\/\/\S+\/metrics), .*model (\S+) \(GuestOSOnly\)/,
       60_000,
     );
     const scrape = async () => (await fetch(url!)).text();
-    const packageJoules = (text: string) =>
-      Number(/^kepler_node_cpu_joules_total\{[^}]*zone="package"[^}]*\} (\S+)$/m.exec(text)?.[1]);
-    const packageWatts = (text: string) => Number(/^kepler_node_cpu_watts\{[^}]*zone="package"[^}]*\} (\S+)$/m.exec(text)?.[1]);
-    const modelOf = (text: string) => /kepler_model_exporter_model_info\{model="([^"]+)"/.exec(text)?.[1];
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const text = await scrape();
     expect(modelOf(text)).toBe(modelName);
@@ -313,33 +215,15 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
         new RegExp(`^kepler_node_cpu_watts\\{node_name="test-vm",zone="${zone}",source="model",model="${modelName}"\\} `, "m"),
       );
     // promtool's linter finds nothing.
-    const checked = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = execFile(PROMTOOL_BINARY, ["check", "metrics"], (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : ((error as { code?: number }).code ?? 1), output: stdout + stderr }),
-      );
-      child.stdin?.end(text);
-    });
-    expect(checked).toEqual({ code: 0, output: "" });
+    expect(await promtoolCheckMetrics(text)).toEqual({ code: 0, output: "" });
 
     const scraper = await startPrometheus({ scrapeTargets: [new URL(url!).host] });
-    stops.push(() => scraper.stop());
-    const api = async (query: string) => {
-      const response = await fetch(`${scraper.baseUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
-      return ((await response.json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } })
-        .data.result;
-    };
-    const scrapedSamples = async (query: string) => Number((await api(`count_over_time(${query}[5m])`))[0]?.value[1] ?? 0);
-    const waitForSamples = async (query: string, count: number) => {
-      const until = Date.now() + 20_000;
-      while ((await scrapedSamples(query)) < count) {
-        if (Date.now() > until) throw new Error(`Prometheus scraped fewer than ${count} samples of ${query}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    };
+    bed.stopAfterAll(() => scraper.stop());
+    const { query: api, waitForSamples } = scrapingPrometheus(scraper.baseUrl);
     await waitForSamples('kepler_node_cpu_joules_total{zone="package"}', 3);
 
     // A better model for this VM's size is published: the exporter switches within a refresh.
-    const client = createRegistryClient(registry.address);
+    const client = createRegistryClient(bed.registryAddress);
     const selectedType = (
       await client.client.selectModel({
         featureNames: [...GUEST_OS_FEATURES],
@@ -351,23 +235,12 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
         metadataOnly: true,
       })
     ).metadata!.nodeType!;
-    await publishTestArchive(
-      client,
-      buildTestArchive({
-        pipelineName: PIPELINE,
-        energySource: "rapl-sysfs",
-        featureGroup: "GuestOSOnly",
-        trainerName: "SVRRegressorTrainer",
-        nodeType: selectedType,
-        features: [...GUEST_OS_FEATURES].sort(),
-        scale: GUEST_OS_FEATURES.map(() => 1),
-        maeWatts: 0.001,
-        model: {
-          kind: "linear",
-          components: ZONES.map(() => ({ intercept: 100, coefficients: GUEST_OS_FEATURES.map(() => 0) })),
-        },
-      }),
-    );
+    await publishConstantModel(client, {
+      pipelineName: PIPELINE,
+      trainerName: "SVRRegressorTrainer",
+      nodeType: selectedType,
+      watts: 100,
+    });
     const samples: Array<{ joules: number; model: string | undefined; watts: number }> = [];
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
@@ -397,14 +270,14 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       {
         host: "127.0.0.1",
         port: 0,
-        registryAddress: registry.address,
+        registryAddress: bed.registryAddress,
         machineSpecFile: "",
         estimatorSocket: "",
         registryDeadlineMs: 5000,
       },
       { logger: silentLogger() },
     );
-    stops.push(() => estimator.close());
+    bed.stopAfterAll(() => estimator.close());
     const exporter = spawnNode([
       "bin/kepler-model.js",
       "exporter",
@@ -415,37 +288,11 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       "--interval-seconds",
       "0.5",
     ]);
-    children.push(exporter);
+    bed.killAfterAll(exporter);
     const [, url] = await exporter.waitForOutput(/exporter: (http:\/\/\S+\/metrics), .*estimator/, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const text = await (await fetch(url!)).text();
     expect(text).toMatch(/kepler_model_exporter_model_info\{model="\w+_\d+",pipeline="",feature_group="",origin="estimator"\} 1/);
-    expect(Number(/^kepler_node_cpu_watts\{[^}]*zone="package"[^}]*\} (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(packageWatts(text)).toBeGreaterThan(0);
   }, 60_000);
 });
-
-// Runs a published model (fetched from the registry) on every row of a table.
-async function predictWith(
-  client: ReturnType<typeof createRegistryClient>,
-  model: { location?: ModelLocation; modelName: string; features: string[] },
-  table: DataTable,
-): Promise<Map<string, Float64Array>> {
-  const chunks: Buffer[] = [];
-  for await (const m of client.client.getModelArchive({ location: model.location })) chunks.push(m.archiveChunk);
-  const predictor = createComponentPredictor(readComponentModels(readZip(Buffer.concat(chunks), model.modelName), [...ZONES]));
-  const columns = predictor.inputFeatures(model.features);
-  const values = new Float64Array(table.rowCount * columns.length);
-  columns.forEach((c, j) => values.set(getColumn(table, c), j * table.rowCount));
-  const x = matrixToWasm(createMatrix(table.rowCount, columns.length, values));
-  try {
-    return predictor.predict(x, columns, new Map());
-  } finally {
-    x.buffer.free();
-  }
-}
-
-function model(group: "GuestOSOnly" | "GuestOSPerf"): string[] {
-  return group === "GuestOSOnly"
-    ? [...GUEST_OS_FEATURES]
-    : [...GUEST_OS_FEATURES, "guest_cpu_cycles_per_second", "guest_cpu_instructions_per_second"];
-}
