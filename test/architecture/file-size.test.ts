@@ -21,13 +21,6 @@ function offenders(roots: readonly string[], keep: (path: string) => boolean): s
 
 const isTest = (path: string) => path.endsWith(".test.ts");
 
-/**
- * Known debt (issue 35, left open): end-to-end files not split yet, each at most its current length. A file
- * here that grows fails, and so does one that shrinks to 300 lines while still listed (take it off the list).
- */
-const NOT_SPLIT_YET: Readonly<Record<string, number>> = {
-};
-
 describe(`no source file over ${MAX_LINES} lines`, () => {
   it("in production code (services/, cli/, wasm-core/src)", () => {
     const found = offenders(PRODUCTION_ROOTS, (path) => !isTest(path));
@@ -35,14 +28,7 @@ describe(`no source file over ${MAX_LINES} lines`, () => {
   });
 
   it("in tests, test helpers and benchmarks", () => {
-    const all = [...offenders(PRODUCTION_ROOTS, isTest), ...offenders(TEST_ROOTS, () => true)];
-    const found = all.filter((line) => {
-      const [count, path] = line.split(" ") as [string, string];
-      const ceiling = NOT_SPLIT_YET[path];
-      return ceiling === undefined || Number(count) > ceiling;
-    });
-    const listedButShort = Object.keys(NOT_SPLIT_YET).filter((path) => !all.some((line) => line.endsWith(` ${path}`)));
-    expect(listedButShort, "listed as not split yet but now within the limit: take them off NOT_SPLIT_YET").toEqual([]);
+    const found = [...offenders(PRODUCTION_ROOTS, isTest), ...offenders(TEST_ROOTS, () => true)];
     expect(found, `${found.length} test and bench files over ${MAX_LINES} lines:\n${found.join("\n")}\n`).toEqual([]);
   });
 });
