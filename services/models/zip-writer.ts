@@ -27,6 +27,31 @@ function dosDateTime(date: Date): { time: number; date: number } {
   };
 }
 
+/** An entry's fields that the local header and the central directory record both hold, in the same order. */
+interface EntryFields {
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  nameLength: number;
+}
+
+// Writes the shared fields from `at`: version needed, flags, method, time, date, CRC, sizes, name length
+// (APPNOTE 4.3.7 and 4.3.12 lay them out alike, the central record 2 bytes further on).
+function writeEntryFields(header: Buffer, at: number, fields: EntryFields): void {
+  header.writeUInt16LE(VERSION, at);
+  header.writeUInt16LE(UTF8_FLAG, at + 2);
+  header.writeUInt16LE(fields.method, at + 4);
+  header.writeUInt16LE(fields.time, at + 6);
+  header.writeUInt16LE(fields.date, at + 8);
+  header.writeUInt32LE(fields.crc, at + 10);
+  header.writeUInt32LE(fields.compressedSize, at + 14);
+  header.writeUInt32LE(fields.size, at + 18);
+  header.writeUInt16LE(fields.nameLength, at + 22);
+}
+
 /** Builds a ZIP archive of the entries, in the given order. */
 export function createZip(entries: readonly ZipEntry[], modifiedAt: Date = new Date()): Buffer {
   const { time, date } = dosDateTime(modifiedAt);
@@ -43,34 +68,25 @@ export function createZip(entries: readonly ZipEntry[], modifiedAt: Date = new D
     if (payload.length > MAX_32 || entry.data.length > MAX_32 || offset > MAX_32) {
       throw new InvalidInputError("zip.entries", `entry ${entry.name} is too large for a ZIP without ZIP64`);
     }
-    const method = stored ? METHOD_STORE : METHOD_DEFLATE;
+    const fields: EntryFields = {
+      method: stored ? METHOD_STORE : METHOD_DEFLATE,
+      time,
+      date,
+      crc,
+      compressedSize: payload.length,
+      size: entry.data.length,
+      nameLength: name.length,
+    };
 
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(VERSION, 4);
-    local.writeUInt16LE(UTF8_FLAG, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(payload.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    writeEntryFields(local, 4, fields);
     localParts.push(local, name, payload);
 
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | VERSION, 4); // made by: Unix
-    central.writeUInt16LE(VERSION, 6);
-    central.writeUInt16LE(UTF8_FLAG, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt16LE(time, 12);
-    central.writeUInt16LE(date, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(payload.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    writeEntryFields(central, 6, fields);
     central.writeUInt32LE(0o100644 * 0x10000, 38); // external attributes: regular file, rw-r--r--
     central.writeUInt32LE(offset, 42);
     centralParts.push(central, name);

@@ -6,7 +6,7 @@ import { FEATURE_GROUP_NAMES } from "../domain/feature-groups.js";
 import type { OutputTypeName } from "../models/index.js";
 import { isEmptySpec, type NodeSpec, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
-import type { BestModelEntry, ModelSelection, SelectModelQuery } from "./domain/select-model.js";
+import type { BestModelEntry, BestModelsQuery, ModelSelection, SelectModelQuery } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
 /** A parsed POST /model request: the selection query and what shapes the answer. */
@@ -142,15 +142,7 @@ export function selectionHeaders(selection: ModelSelection): Record<string, stri
  * GET /best-models parameters, with the reference's names and defaults, plus the machine spec attributes
  * `processor`, `cores`, `chips`, `memory`, `frequency` (ours: they choose the node type as POST /model does).
  */
-export function parseBestModelsQuery(params: URLSearchParams): {
-  energySource?: string;
-  outputType?: OutputTypeName;
-  featureGroup?: string;
-  nodeType?: number;
-  filter?: string;
-  pipelineName?: string;
-  machineSpec?: NodeSpec;
-} {
+export function parseBestModelsQuery(params: URLSearchParams): BestModelsQuery {
   const text = (name: string): string | undefined => {
     const value = params.get(name);
     return value === null || value === "" ? undefined : value;

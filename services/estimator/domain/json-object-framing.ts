@@ -3,12 +3,13 @@
 // character is `}`, which cuts a request split after an inner `}`; tracking depth outside strings does not.
 // Only ASCII bytes matter here, and UTF-8 continuation bytes are never ASCII, so chunks can split anywhere.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+// The bytes that matter, spelled as the characters they are.
+const QUOTE = '"'.charCodeAt(0);
+const BACKSLASH = "\\".charCodeAt(0);
+const OPEN_BRACE = "{".charCodeAt(0);
+const CLOSE_BRACE = "}".charCodeAt(0);
+const OPEN_BRACKET = "[".charCodeAt(0);
+const CLOSE_BRACKET = "]".charCodeAt(0);
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;

@@ -218,23 +218,23 @@ export interface BestModelEntry {
   model: StoredModel;
 }
 
+/** What GET /best-models may narrow the list by (the reference's parameters, plus a machine spec). */
+export interface BestModelsQuery {
+  energySource?: string;
+  outputType?: OutputTypeName;
+  featureGroup?: string;
+  nodeType?: number;
+  filter?: string;
+  pipelineName?: string;
+  machineSpec?: NodeSpec;
+}
+
 /**
  * GET /best-models: the lowest held-out MAE model per output type and feature group, over the same
  * pipelines as selectModel searches. A declared node type is strict (the reference's loose_node_type
  * false); a machine spec chooses the node type as selectModel does, and models of that node type win.
  */
-export function listBestModels(
-  store: ModelCatalogue,
-  query: {
-    energySource?: string;
-    outputType?: OutputTypeName;
-    featureGroup?: string;
-    nodeType?: number;
-    filter?: string;
-    pipelineName?: string;
-    machineSpec?: NodeSpec;
-  },
-): BestModelEntry[] {
+export function listBestModels(store: ModelCatalogue, query: BestModelsQuery): BestModelEntry[] {
   const source = normalizeRequestedSource(query.energySource);
   const filter = parseModelFilter(query.filter ?? "");
   const outputTypes: OutputTypeName[] = query.outputType !== undefined ? [query.outputType] : ["AbsPower", "DynPower"];

@@ -1,9 +1,10 @@
 // SGDRegressorTrainer: sklearn SGDRegressor(max_iter=1000) with its defaults (squared loss, L2 alpha
 // 1e-4, invscaling eta0 0.01 power_t 0.25, tol 1e-3 with n_iter_no_change 5, shuffling), seeded.
 // A checkpoint is continued (warm start from its coefficients, intercept and update count).
-import { fitSgd, type Matrix, predictLinear, type SgdModel } from "../../../../wasm-core/src/index.js";
-import { type ComponentModelFile, createLinearWeights } from "../../../models/index.js";
+import { fitSgd, type Matrix, type SgdModel } from "../../../../wasm-core/src/index.js";
+import type { ComponentModelFile } from "../../../models/index.js";
 import { expectModelKind, type FitContext, type TrainerImplementation } from "../trainer.js";
+import { linearModelMethods } from "./linear-model-methods.js";
 
 const NAME = "SGDRegressorTrainer";
 
@@ -14,7 +15,6 @@ export const sgdRegressorTrainer: TrainerImplementation = {
   continuesFromCheckpoint: true,
   description:
     "Stochastic gradient descent on squared loss with L2 alpha 1e-4, invscaling eta0 0.01, power_t 0.25, max_iter 1000, tol 1e-3, seeded.",
-  featureEngineering: () => [],
   fit(x: Matrix, y: Float64Array, context: FitContext): ComponentModelFile {
     let warmStart: SgdModel | undefined;
     if (context.previous !== undefined) {
@@ -38,12 +38,5 @@ export const sgdRegressorTrainer: TrainerImplementation = {
       converged: fitted.converged,
     };
   },
-  predict(model: ComponentModelFile, x: Matrix): Float64Array {
-    const m = expectModelKind(model, "sgd", NAME);
-    return predictLinear({ coefficients: Float64Array.from(m.coefficients), intercept: m.intercept }, x);
-  },
-  toWeights(model, features, scale) {
-    const m = expectModelKind(model, "sgd", NAME);
-    return createLinearWeights(features, scale, m.coefficients, m.intercept);
-  },
+  ...linearModelMethods("sgd", NAME),
 };
