@@ -72,6 +72,7 @@ export {
   type OnlineTrainingConfig,
   type OnlineTrainingDeps,
   OnlineTrainingRows,
+  type OnlineTrainingStatus,
   startOnlineTraining,
   trainOnlineRows,
 } from "./online/online-training.js";

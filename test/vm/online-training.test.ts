@@ -230,5 +230,9 @@ describeWithPrometheus("online training from the host's own number", () => {
     exporter.status.watts!.forEach((w, z) => expect(Math.abs(w / expected[z]! - 1), ZONES[z]).toBeLessThan(0.05));
     const metrics = await (await fetch(`http://127.0.0.1:${daemon.port}/metrics`)).text();
     expect(metrics).toMatch(/zone="package",source="model",model="LinearRegressionTrainer_\d+"\}/);
+    expect(metrics).toMatch(new RegExp(`^kepler_model_exporter_online_training_rows ${online.rows.count}$`, "m"));
+    expect(metrics).toMatch(/^kepler_model_exporter_online_training_models_total\{outcome="published"\} 2$/m);
+    expect(metrics).toMatch(/^kepler_model_exporter_online_training_models_total\{outcome="not_published"\} 0$/m);
+    expect(metrics).toMatch(/^kepler_model_exporter_online_training_published_timestamp_seconds \d+/m);
   }, 180_000);
 });

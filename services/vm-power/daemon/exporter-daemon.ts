@@ -16,6 +16,7 @@ import {
   OnlineTrainingRows,
   startOnlineTraining,
 } from "../online/online-training.js";
+import { registerOnlineTrainingMetrics } from "../online/online-training-metrics.js";
 
 /** Where and how the modelled tree is written. */
 export interface TreeConfig {
@@ -130,6 +131,7 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
             if (results.some((r) => r.outcome === "succeeded")) await exporter.refreshModel();
           },
         });
+  if (onlineTraining !== undefined) registerOnlineTrainingMetrics(onlineTraining);
   if (tree !== undefined)
     deps.logger.info({ root: tree.root, layouts: tree.layouts, updateMs: tree.updateMs }, "writing the modelled tree");
   return {

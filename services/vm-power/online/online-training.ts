@@ -147,9 +147,20 @@ export async function trainOnlineRows(
   return published;
 }
 
+/** What the loop did so far (exporter /metrics). */
+export interface OnlineTrainingStatus {
+  /** Models the registry took. */
+  published: number;
+  /** Models not published: the fit failed or the registry refused them (e.g. its gate). */
+  notPublished: number;
+  /** When a model was last published, Unix seconds. */
+  lastPublishedSeconds: number | undefined;
+}
+
 /** The running loop. */
 export interface OnlineTraining {
   readonly rows: OnlineTrainingRows;
+  readonly status: OnlineTrainingStatus;
   /** Trains and publishes now (the interval's work); resolves with the results, empty when too few rows. */
   runOnce(): Promise<OnlineResult[]>;
   stop(): void;
@@ -162,6 +173,7 @@ export function startOnlineTraining(
   deps: OnlineTrainingDeps & { onPublished?(results: OnlineResult[]): Promise<void> | void },
 ): OnlineTraining {
   let running: Promise<OnlineResult[]> | undefined;
+  const status: OnlineTrainingStatus = { published: 0, notPublished: 0, lastPublishedSeconds: undefined };
   const runOnce = async (): Promise<OnlineResult[]> => {
     if (running !== undefined) return running;
     if (rows.count < config.minRows) {
@@ -171,9 +183,14 @@ export function startOnlineTraining(
     running = trainOnlineRows(rows, config, deps)
       .then(async (results) => {
         for (const r of results)
-          if (r.outcome === "succeeded")
+          if (r.outcome === "succeeded") {
+            status.published++;
+            status.lastPublishedSeconds = Date.now() / 1000;
             deps.logger.info({ trainer: r.trainerName, rows: rows.count, maeWatts: r.maeWatts }, "online training: published");
-          else deps.logger.warn({ trainer: r.trainerName, reason: r.failureReason }, "online training: not published");
+          } else {
+            status.notPublished++;
+            deps.logger.warn({ trainer: r.trainerName, reason: r.failureReason }, "online training: not published");
+          }
         await deps.onPublished?.(results);
         return results;
       })
@@ -187,5 +204,5 @@ export function startOnlineTraining(
     return running;
   };
   const timer = setInterval(() => void runOnce(), config.intervalSeconds * 1000);
-  return { rows, runOnce, stop: () => clearInterval(timer) };
+  return { rows, status, runOnce, stop: () => clearInterval(timer) };
 }
