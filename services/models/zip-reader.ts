@@ -32,7 +32,7 @@ export interface ZipLimits {
 /** Defaults: 10,000 entries, 1 GiB uncompressed, ratio 200. */
 export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 10_000, maxUncompressedBytes: 1024 * MIB, maxCompressionRatio: 200 };
 
-interface CentralEntry {
+export interface CentralEntry {
   name: string;
   method: number;
   crc: number;
@@ -50,7 +50,17 @@ function assertSafeName(name: string, field: string): void {
     throw new InvalidInputError(field, `entry "${name}" has an unsafe path (zip-slip: '..', '.', empty parts, '\\' or NUL)`);
 }
 
-function readCentralDirectory(buf: Buffer, field: string, limits: ZipLimits): CentralEntry[] {
+/**
+ * The checked central directory of an archive of `archiveBytes` bytes whose bytes from offset `base` on
+ * are in `buf` (the whole archive, or its tail from the central directory on: zip-file-check.ts).
+ */
+export function readCentralDirectory(
+  buf: Buffer,
+  field: string,
+  limits: ZipLimits,
+  base = 0,
+  archiveBytes = buf.length,
+): CentralEntry[] {
   // The end record is the last 22 bytes plus an optional comment of up to 65535 bytes.
   let endOffset = -1;
   for (let p = buf.length - 22; p >= Math.max(0, buf.length - 22 - 0xffff); p--) {
@@ -63,7 +73,8 @@ function readCentralDirectory(buf: Buffer, field: string, limits: ZipLimits): Ce
   const count = buf.readUInt16LE(endOffset + 10);
   if (count > limits.maxEntries)
     throw new InvalidInputError(field, `holds ${count} entries; at most ${limits.maxEntries} are accepted`);
-  let p = buf.readUInt32LE(endOffset + 16);
+  let p = buf.readUInt32LE(endOffset + 16) - base;
+  if (p < 0) throw new InvalidInputError(field, "corrupt end of central directory record (directory offset)");
   const entries: CentralEntry[] = [];
   let totalBytes = 0;
   for (let i = 0; i < count; i++) {
@@ -104,10 +115,10 @@ function readCentralDirectory(buf: Buffer, field: string, limits: ZipLimits): Ce
       );
     entries.push({ name, method, crc, compressedSize, size, localOffset });
   }
-  if (totalBytes >= RATIO_FLOOR_BYTES && totalBytes > buf.length * limits.maxCompressionRatio)
+  if (totalBytes >= RATIO_FLOOR_BYTES && totalBytes > archiveBytes * limits.maxCompressionRatio)
     throw new InvalidInputError(
       field,
-      `inflates ${Math.round(totalBytes / buf.length)} times its size; at most ${limits.maxCompressionRatio} is accepted (zip bomb)`,
+      `inflates ${Math.round(totalBytes / archiveBytes)} times its size; at most ${limits.maxCompressionRatio} is accepted (zip bomb)`,
     );
   return entries;
 }

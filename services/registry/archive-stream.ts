@@ -1,41 +1,119 @@
-// Archives over gRPC streams: reading a header-then-chunks upload within the upload bound, and sending an
-// archive as messages whose first carries the header fields.
+// Archives over gRPC streams: spooling a header-then-chunks upload to a temporary file within the upload
+// bound and the process's upload budget, and sending an archive as messages whose first carries the
+// header fields.
+import { createHash, randomBytes } from "node:crypto";
+import { type FileHandle, open, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { ServerError, Status } from "nice-grpc";
 import { InvalidInputError } from "../domain/errors.js";
+import type { UploadBudget } from "../kit/calls/upload-budget.js";
 import { byteChunks } from "../kit/transport/byte-chunks.js";
+import { checkZipFile } from "../models/zip-file-check.js";
+import type { ZipLimits } from "../models/zip-reader.js";
 
-// Reads a header-then-chunks stream: the header (checked by `checkHeader` before any chunk is read),
-// and the chunks concatenated. Stops reading as soon as the bytes pass `maxBytes`.
-export async function readHeaderAndChunks<H>(
+/** Where and within what an upload is spooled. */
+export interface UploadSpooling {
+  /** Largest archive, in bytes (registry-max-upload-bytes). */
+  maxBytes: number;
+  /** The process's upload budget: the archive's bytes are reserved there while the upload is handled. */
+  budget: UploadBudget;
+  /** Folder of the temporary file (the model folder: same disk as the models, cleaned on start). */
+  folder: string;
+}
+
+/** An upload written to a temporary file, its bytes reserved in the upload budget until `discard`. */
+export interface SpooledUpload<H> {
+  readonly header: H;
+  readonly path: string;
+  readonly sizeBytes: number;
+  /** Hex SHA-256 of the bytes, computed as they were written. */
+  readonly sha256: string;
+  /** Removes the file and releases the reservation (idempotent). */
+  discard(): Promise<void>;
+}
+
+/** The temporary name of an upload: `.upload.tmp-<suffix>`, a leftover removed on start if a kill left it. */
+export function uploadSpoolPath(folder: string): string {
+  return join(folder, `.upload.tmp-${randomBytes(6).toString("hex")}`);
+}
+
+/**
+ * Reads a header-then-chunks stream into a temporary file, never holding more than one chunk: the header
+ * (checked by `checkHeader` before any chunk is read), then the chunks written as they come. The bytes are
+ * reserved in the budget as they arrive (from the first chunk, by `announcedBytes(header)` when the client
+ * announced the size, else by the running size); an upload that does not fit is refused with
+ * RESOURCE_EXHAUSTED and a retry hint. Stops as soon as the bytes pass `maxBytes`. On any failure the file
+ * is removed and the reservation released; on success the caller discards it when done.
+ */
+export async function spoolHeaderAndChunks<H>(
   requests: AsyncIterable<{ content?: { $case: "header"; value: H } | { $case: "archiveChunk"; value: Buffer } | undefined }>,
-  maxBytes: number,
+  spooling: UploadSpooling,
   checkHeader: (header: H) => void = () => {},
-): Promise<{ header: H; bytes: Buffer }> {
-  let header: H | undefined;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let index = 0;
-  for await (const request of requests) {
-    const content = request.content;
-    if (index === 0) {
-      if (content?.$case !== "header")
-        throw new InvalidInputError("requests[0].header", "the first message must carry the header");
-      header = content.value;
-      checkHeader(header);
-    } else if (content?.$case !== "archiveChunk") {
-      throw new InvalidInputError(
-        `requests[${index}]`,
-        "only the first message carries the header; the others carry archive chunks",
-      );
-    } else {
-      total += content.value.byteLength;
-      if (total > maxBytes) throw uploadTooLarge(maxBytes);
-      chunks.push(content.value);
+  announcedBytes: (header: H) => number = () => 0,
+): Promise<SpooledUpload<H>> {
+  const reservation = spooling.budget.reserve("this upload");
+  const path = uploadSpoolPath(spooling.folder);
+  let file: FileHandle | undefined;
+  const discard = async () => {
+    reservation.release();
+    await file?.close().catch(() => {});
+    file = undefined;
+    await rm(path, { force: true });
+  };
+  try {
+    let header: H | undefined;
+    let total = 0;
+    let index = 0;
+    const hash = createHash("sha256");
+    for await (const request of requests) {
+      const content = request.content;
+      if (index === 0) {
+        if (content?.$case !== "header")
+          throw new InvalidInputError("requests[0].header", "the first message must carry the header");
+        header = content.value;
+        checkHeader(header);
+      } else if (content?.$case !== "archiveChunk") {
+        throw new InvalidInputError(
+          `requests[${index}]`,
+          "only the first message carries the header; the others carry archive chunks",
+        );
+      } else {
+        total += content.value.byteLength;
+        if (total > spooling.maxBytes) throw uploadTooLarge(spooling.maxBytes);
+        reservation.grow(Math.max(total, index === 1 ? announcedBytes(header as H) : 0));
+        file ??= await open(path, "wx", 0o600);
+        await file.write(content.value);
+        hash.update(content.value);
+      }
+      index++;
     }
-    index++;
+    if (header === undefined) throw new InvalidInputError("requests", "empty stream: the first message must carry the header");
+    file ??= await open(path, "wx", 0o600);
+    await file.close();
+    file = undefined;
+    return { header, path, sizeBytes: total, sha256: hash.digest("hex"), discard };
+  } catch (error) {
+    await discard();
+    throw error;
   }
-  if (header === undefined) throw new InvalidInputError("requests", "empty stream: the first message must carry the header");
-  return { header, bytes: Buffer.concat(chunks) };
+}
+
+/**
+ * Runs `use` on the spooled archive's bytes once its central directory passed the zip checks on the file
+ * (nothing read into memory for an archive refused there), then discards the upload whatever happens.
+ */
+export async function usingSpooledZip<T>(
+  upload: SpooledUpload<unknown>,
+  field: string,
+  limits: ZipLimits,
+  use: (zip: Buffer) => Promise<T>,
+): Promise<T> {
+  try {
+    await checkZipFile(upload.path, field, limits);
+    return await use(await readFile(upload.path));
+  } finally {
+    await upload.discard();
+  }
 }
 
 function uploadTooLarge(maxBytes: number): ServerError {

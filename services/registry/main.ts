@@ -3,7 +3,8 @@ import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server
 import { serviceServerOptions } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import type { WithSecurity } from "../kit/security/security-config.js";
-import type { WithOverload } from "../kit/config/overload-config.js";
+import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
+import { processUploadBudget } from "../kit/calls/upload-budget.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
@@ -13,6 +14,7 @@ import { lifecycleConfigSchema, lifecycleOf } from "./lifecycle-config.js";
 import { SharedModelStore } from "./domain/shared-store.js";
 import { openStorage } from "./storage/backends.js";
 import { LocalFolderStorage } from "./storage/local/local-folder-storage.js";
+import { removeLeftoverFiles } from "./storage/local/leftover-files.js";
 import { checkLocalStoreFormat } from "./storage/local/local-store-format.js";
 import { registryHttpRoutes } from "./http-api.js";
 import { measureStore, observeStorePull } from "./metrics.js";
@@ -63,6 +65,8 @@ export async function startRegistry(
       maxCompressionRatio: config.zipMaxCompressionRatio,
     },
   });
+  // Uploads a kill interrupted (archive-stream.ts spools them beside the pipelines).
+  for (const path of await removeLeftoverFiles(config.modelPath)) logger.warn({ path }, "removed an interrupted upload");
   logger.info(
     { modelPath: config.modelPath, models: catalogue.list().length, pipelines: catalogue.pipelines().length },
     "model folder scanned",
@@ -74,7 +78,13 @@ export async function startRegistry(
     services: [
       {
         definition: RegistryServiceDefinition,
-        implementation: createRegistryService(catalogue, { maxUploadBytes: config.maxUploadBytes }),
+        implementation: createRegistryService(catalogue, {
+          spooling: {
+            maxBytes: config.maxUploadBytes,
+            budget: processUploadBudget(overloadOf(config).uploadBudgetBytes),
+            folder: config.modelPath,
+          },
+        }),
       },
     ],
     http: {

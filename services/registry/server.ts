@@ -1,6 +1,5 @@
 // Thin gRPC glue for RegistryService: decode and validate, call one domain function, encode.
 import { ERROR_TABLE, errorKindOf } from "../kit/calls/error-table.js";
-import { createHash } from "node:crypto";
 import { Status } from "nice-grpc";
 import { normalizeRequestedSource } from "../domain/energy-sources.js";
 import { InvalidInputError, NotFoundError } from "../domain/errors.js";
@@ -18,7 +17,13 @@ import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { PipelineSummary } from "./domain/pipeline-state.js";
 import { rollbackModel } from "./domain/rollback-model.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
-import { archiveMessages, checkAnnouncedSize, readHeaderAndChunks } from "./archive-stream.js";
+import {
+  archiveMessages,
+  checkAnnouncedSize,
+  spoolHeaderAndChunks,
+  type UploadSpooling,
+  usingSpooledZip,
+} from "./archive-stream.js";
 import { observeExport, observeSelection, observeSelectionFailure } from "./metrics.js";
 import {
   locationFromProto,
@@ -41,8 +46,8 @@ const PIPELINE_FILE_PATH = /^(train_arguments\.json|preprocessed_data\/[A-Za-z0-
 
 /** Bounds the glue enforces before handing work to the domain. */
 export interface RegistryServiceLimits {
-  /** Largest streamed archive, in bytes (config registry-max-upload-bytes). */
-  maxUploadBytes: number;
+  /** How uploads are spooled: the largest archive (registry-max-upload-bytes), the upload budget, the folder. */
+  spooling: UploadSpooling;
 }
 
 // A selection that finds nothing is counted by reason (the status its error maps to).
@@ -64,27 +69,31 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
   };
   return {
     async publishModel(requests: AsyncIterable<PublishModelRequest>) {
-      const { header, bytes } = await readHeaderAndChunks(requests, limits.maxUploadBytes, (h) =>
-        checkAnnouncedSize(h.archiveSizeBytes, limits.maxUploadBytes),
+      const upload = await spoolHeaderAndChunks(
+        requests,
+        limits.spooling,
+        (h) => checkAnnouncedSize(h.archiveSizeBytes, limits.spooling.maxBytes),
+        (h) => h.archiveSizeBytes,
       );
-      if (header.archiveSizeBytes !== 0 && header.archiveSizeBytes !== bytes.byteLength) {
+      const { header } = upload;
+      if (header.archiveSizeBytes !== 0 && header.archiveSizeBytes !== upload.sizeBytes) {
+        await upload.discard();
         throw new InvalidInputError(
           "header.archive_size_bytes",
-          `announced ${header.archiveSizeBytes} bytes, received ${bytes.byteLength}`,
+          `announced ${header.archiveSizeBytes} bytes, received ${upload.sizeBytes}`,
         );
       }
-      if (
-        header.archiveSha256 !== "" &&
-        createHash("sha256").update(bytes).digest("hex") !== header.archiveSha256.toLowerCase()
-      ) {
+      if (header.archiveSha256 !== "" && upload.sha256 !== header.archiveSha256.toLowerCase()) {
+        await upload.discard();
         throw new InvalidInputError("header.archive_sha256", "does not match the received archive");
       }
-      const location = locationFromProto(header.location, "header.location");
-      const { model, replaced } = await store.publish({
-        location,
-        zip: bytes,
-        weightJson: header.weightJson === "" ? undefined : header.weightJson,
-      });
+      const { model, replaced } = await usingSpooledZip(upload, "archive", store.zipLimits, (zip) =>
+        store.publish({
+          location: locationFromProto(header.location, "header.location"),
+          zip,
+          weightJson: header.weightJson === "" ? undefined : header.weightJson,
+        }),
+      );
       return { metadata: metadataToProto(model, store), replaced };
     },
 
@@ -240,16 +249,18 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
     },
 
     async importPipeline(requests: AsyncIterable<ImportPipelineRequest>) {
-      const { header, bytes } = await readHeaderAndChunks(requests, limits.maxUploadBytes, (h) => {
+      const upload = await spoolHeaderAndChunks(requests, limits.spooling, (h) => {
         // No RPC names a file on the server (issue 17): the pipeline zip is always streamed.
         if (h.serverPath !== "") throw new InvalidInputError("header.server_path", "not accepted; stream the zip");
       });
-      if (bytes.byteLength === 0) throw new InvalidInputError("archive_chunk", "required: stream the pipeline zip");
-      const result = await importPipeline(store, bytes, {
-        pipelineName: header.pipelineName,
-        replace: header.replace,
-        force: header.force,
-      });
+      const { header } = upload;
+      if (upload.sizeBytes === 0) {
+        await upload.discard();
+        throw new InvalidInputError("archive_chunk", "required: stream the pipeline zip");
+      }
+      const result = await usingSpooledZip(upload, "archive_chunk", store.zipLimits, (bytes) =>
+        importPipeline(store, bytes, { pipelineName: header.pipelineName, replace: header.replace, force: header.force }),
+      );
       return {
         pipeline: pipelineToProto(result.pipeline),
         importedModelCount: result.importedModelCount,

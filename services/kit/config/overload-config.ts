@@ -57,6 +57,12 @@ export const overloadConfigSchema = {
     "Most Estimate and EstimateStream calls, health checks and Kepler socket requests running at once: slots of their own, so heavy work never takes them.",
     1,
   ),
+  uploadBudgetBytes: overloadKey(
+    "upload-budget-bytes",
+    256 * 1024 * 1024,
+    "Upload bytes the whole process holds at once (archives published or imported, pipeline recordings); an upload that does not fit gets RESOURCE_EXHAUSTED with a retry hint. The default fits the shipped 512Mi limit (docs/operations.md).",
+    1,
+  ),
   keepaliveMs: overloadKey(
     "grpc-keepalive-ms",
     60_000,
