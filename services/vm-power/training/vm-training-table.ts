@@ -10,7 +10,7 @@ import { type FeatureGroupName, featuresOf } from "../../domain/feature-groups.j
 import type { NodeSpec } from "../../node-types/index.js";
 import { counterToRate } from "../../../wasm-core/src/index.js";
 import { vmSpec } from "../guest/vm-spec.js";
-import { GUEST_CPU_MODES, type GuestCounterName, type GuestCounterSeries } from "../guest/guest-counters.js";
+import { GUEST_COUNTER_NAMES, GUEST_CPU_MODES, type GuestCounterName, type GuestCounterSeries } from "../guest/guest-counters.js";
 import { guestFeatureColumns, hasPerfCounters } from "../guest/guest-features.js";
 
 /** One series as Prometheus' query_range returns it. */
@@ -31,6 +31,10 @@ export interface VmMapping {
   /** Label of the guest's node exporter series naming the same machine (instance, node_name, ...). */
   guestLabel: string;
 }
+
+// The guest counters read as one series each under their own names (CPU seconds come per mode, perf
+// counters only as a pair).
+const SINGLE_SERIES_COUNTERS = GUEST_COUNTER_NAMES.filter((name) => !name.startsWith("cpu_"));
 
 export const DEFAULT_VM_MAPPING: VmMapping = { hostLabel: "vm_name", guestLabel: "instance" };
 export const DEFAULT_NODE_MAPPING: VmMapping = { hostLabel: "node_name", guestLabel: "instance" };
@@ -137,15 +141,13 @@ export async function buildVmTrainingTable(
   const single: Record<string, Map<string, QuerySeries[]>> = {};
   for (const key of [
     "vcpus",
-    "context_switches",
-    "interrupts",
-    "page_faults",
-    "major_page_faults",
-    "disk_bytes",
-    "network_bytes",
+    ...SINGLE_SERIES_COUNTERS,
+    "memory_total_bytes",
+    "memory_available_bytes",
+    "cpu_cycles",
+    "cpu_instructions",
   ])
     single[key] = guest(key);
-  for (const key of ["memory_total_bytes", "memory_available_bytes", "cpu_cycles", "cpu_instructions"]) single[key] = guest(key);
 
   const columnNames = [...features, ...zones.map(powerColumn), "node_type"];
   const groups = new Map<number, { spec: NodeSpec; timestamps: number[]; columns: Map<string, number[]>; vms: TableVm[] }>();
@@ -170,15 +172,7 @@ export async function buildVmTrainingTable(
       const series = cpuSeries.find((s) => s.metric.feature_mode === mode);
       if (series !== undefined) counters[`cpu_${mode}_seconds`] = onAxis(series, axis);
     }
-    for (const [name, key] of [
-      ["context_switches", "context_switches"],
-      ["interrupts", "interrupts"],
-      ["page_faults", "page_faults"],
-      ["major_page_faults", "major_page_faults"],
-      ["disk_bytes", "disk_bytes"],
-      ["network_bytes", "network_bytes"],
-    ] as const)
-      counters[name] = first(key);
+    for (const name of SINGLE_SERIES_COUNTERS) counters[name] = first(name);
     if (single.cpu_cycles?.has(machine) && single.cpu_instructions?.has(machine)) {
       counters.cpu_cycles = first("cpu_cycles");
       counters.cpu_instructions = first("cpu_instructions");
