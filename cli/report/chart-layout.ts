@@ -35,6 +35,16 @@ export function panelOrder(source: SourceReport, component: (c: string) => strin
   return components.flatMap((c) => source.series.map((series) => panelOf(component(c), label(series.model))));
 }
 
+/**
+ * The facet (spread into the spec) and panel size of a chart drawn per component: a row per component, or
+ * small multiples beyond MAX_OVERLAID trainers (panel titles from `component`, by default the component).
+ */
+export function componentLayout(source: SourceReport, component?: (c: string) => string) {
+  if (!smallMultiples(source))
+    return { facet: { facet: { row: { field: "component", type: "nominal", title: null } } }, width: WIDTH, height: ROW_HEIGHT };
+  return { facet: panelFacet(panelOrder(source, component)), width: PANEL_WIDTH, height: PANEL_HEIGHT };
+}
+
 /** The facet of a small-multiples chart (spread into the spec): one panel per component and trainer, wrapped. */
 export function panelFacet(order: string[]) {
   return {

@@ -6,20 +6,7 @@
 // component and trainer) instead of overlaid lines nobody can tell apart.
 import type { TopLevelSpec } from "vega-lite";
 import { significant } from "../../services/domain/significant-digits.js";
-import {
-  base,
-  label,
-  MEASURED,
-  PANEL_HEIGHT,
-  PANEL_WIDTH,
-  panelFacet,
-  panelOf,
-  panelOrder,
-  ROW_HEIGHT,
-  shown,
-  smallMultiples,
-  WIDTH,
-} from "./chart-layout.js";
+import { base, componentLayout, label, MEASURED, panelOf, ROW_HEIGHT, shown, smallMultiples, WIDTH } from "./chart-layout.js";
 import type { SourceReport } from "./collect-report.js";
 import { distributionSpec, residualSpec, residuals } from "./residual-charts.js";
 
@@ -53,22 +40,14 @@ function powerSpec(source: SourceReport): TopLevelSpec {
   };
   // Held-out rows are a sample of the recording: points mark the rows, the line only guides the eye.
   const mark = { type: "line", strokeWidth: 1.2, point: { size: 12 } };
-  if (many)
-    return {
-      ...base,
-      title: `${source.energySource}: predicted vs measured power (best model of each trainer, one panel each)`,
-      data: { values },
-      ...panelFacet(panelOrder(source)),
-      resolve: { scale: { y: "independent" } },
-      spec: { width: PANEL_WIDTH, height: PANEL_HEIGHT, mark, encoding },
-    } as TopLevelSpec;
+  const layout = componentLayout(source);
   return {
     ...base,
-    title: `${source.energySource}: predicted vs measured power (best model of each trainer)`,
+    title: `${source.energySource}: predicted vs measured power (best model of each trainer${many ? ", one panel each" : ""})`,
     data: { values },
-    facet: { row: { field: "component", type: "nominal", title: null } },
+    ...layout.facet,
     resolve: { scale: { y: "independent" } },
-    spec: { width: WIDTH, height: ROW_HEIGHT, mark, encoding },
+    spec: { width: layout.width, height: layout.height, mark, encoding },
   } as TopLevelSpec;
 }
 

@@ -2,19 +2,7 @@
 // (small multiples per component and trainer beyond MAX_OVERLAID trainers). Residuals come from wasm-core.
 import type { TopLevelSpec } from "vega-lite";
 import { residuals as residualsOf } from "../../wasm-core/src/index.js";
-import {
-  base,
-  label,
-  PANEL_HEIGHT,
-  PANEL_WIDTH,
-  panelFacet,
-  panelOf,
-  panelOrder,
-  ROW_HEIGHT,
-  shown,
-  smallMultiples,
-  WIDTH,
-} from "./chart-layout.js";
+import { base, componentLayout, label, panelOf, shown } from "./chart-layout.js";
 import type { SourceReport } from "./collect-report.js";
 
 export interface Residual {
@@ -28,15 +16,6 @@ export interface Residual {
 function residualName(series: SourceReport["series"][number], component: string): string {
   const load = series.mainFeature.get(component);
   return load === undefined ? component : `${component} vs ${load.name}`;
-}
-
-/** The facet and size of a residual chart: a row per component, or small multiples for many trainers. */
-function residualLayout(source: SourceReport) {
-  if (!smallMultiples(source))
-    return { facet: { facet: { row: { field: "component", type: "nominal", title: null } } }, width: WIDTH, height: ROW_HEIGHT };
-  const first = source.series[0];
-  const order = panelOrder(source, (c) => (first === undefined ? c : residualName(first, c)));
-  return { facet: panelFacet(order), width: PANEL_WIDTH, height: PANEL_HEIGHT };
 }
 
 export function residuals(source: SourceReport): Residual[] {
@@ -58,46 +37,46 @@ export function residuals(source: SourceReport): Residual[] {
   );
 }
 
-/** Residual (predicted - measured) against the group's main feature, per component. */
-export function residualSpec(source: SourceReport, values: Residual[]): TopLevelSpec {
-  const layout = residualLayout(source);
+// Both residual charts: one panel per component (and trainer, beyond MAX_OVERLAID), scales of their own.
+function residualChart(source: SourceReport, values: Residual[], title: string, mark: object, encoding: object): TopLevelSpec {
+  const first = source.series[0];
+  const layout = componentLayout(source, (c) => (first === undefined ? c : residualName(first, c)));
   return {
     ...base,
-    title: `${source.energySource}: error against load (predicted - measured, W)`,
+    title: `${source.energySource}: ${title} (predicted - measured, W)`,
     data: { values },
     ...layout.facet,
     resolve: { scale: { x: "independent", y: "independent" } },
-    spec: {
-      width: layout.width,
-      height: layout.height,
-      mark: { type: "point", filled: true, size: 14, opacity: 0.6 },
-      encoding: {
-        x: { field: "load", type: "quantitative", title: "main feature (rate per second)" },
-        y: { field: "residual", type: "quantitative", title: "W" },
-        color: { field: "trainer", type: "nominal", title: null },
-      },
-    },
+    spec: { width: layout.width, height: layout.height, mark, encoding },
   } as TopLevelSpec;
+}
+
+/** Residual (predicted - measured) against the group's main feature, per component. */
+export function residualSpec(source: SourceReport, values: Residual[]): TopLevelSpec {
+  return residualChart(
+    source,
+    values,
+    "error against load",
+    { type: "point", filled: true, size: 14, opacity: 0.6 },
+    {
+      x: { field: "load", type: "quantitative", title: "main feature (rate per second)" },
+      y: { field: "residual", type: "quantitative", title: "W" },
+      color: { field: "trainer", type: "nominal", title: null },
+    },
+  );
 }
 
 /** How the residuals are distributed, per component and trainer. */
 export function distributionSpec(source: SourceReport, values: Residual[]): TopLevelSpec {
-  const layout = residualLayout(source);
-  return {
-    ...base,
-    title: `${source.energySource}: error distribution (predicted - measured, W)`,
-    data: { values },
-    ...layout.facet,
-    resolve: { scale: { x: "independent", y: "independent" } },
-    spec: {
-      width: layout.width,
-      height: layout.height,
-      mark: { type: "bar", opacity: 0.6 },
-      encoding: {
-        x: { field: "residual", type: "quantitative", bin: { maxbins: 40 }, title: "W" },
-        y: { aggregate: "count", type: "quantitative", stack: null, title: "rows" },
-        color: { field: "trainer", type: "nominal", title: null },
-      },
+  return residualChart(
+    source,
+    values,
+    "error distribution",
+    { type: "bar", opacity: 0.6 },
+    {
+      x: { field: "residual", type: "quantitative", bin: { maxbins: 40 }, title: "W" },
+      y: { aggregate: "count", type: "quantitative", stack: null, title: "rows" },
+      color: { field: "trainer", type: "nominal", title: null },
     },
-  } as TopLevelSpec;
+  );
 }
