@@ -132,7 +132,8 @@ function inflateEntry(buf: Buffer, entry: CentralEntry, field: string): Buffer {
     throw new InvalidInputError(field, `entry ${name} runs past the end of the archive`);
   const payload = buf.subarray(dataStart, dataStart + entry.compressedSize);
   let data: Buffer;
-  if (entry.method === 0) data = Buffer.from(payload);
+  // A stored entry is a view of the archive, not a copy: a big upload is held once, not twice.
+  if (entry.method === 0) data = payload;
   else if (entry.method === 8) {
     try {
       // Capped one byte past the declared size, so an entry that lies about it is caught, not inflated.
