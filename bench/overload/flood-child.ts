@@ -1,12 +1,16 @@
 // One flood of bench/overload from its own process: FLOOD concurrent calls of one door, outcomes as JSON
-// on stdout. Arguments: <door> <registry host:port> <estimator socket path>.
+// on stdout. Arguments: <door> <registry host:port> <estimator socket path> <estimator host:port>.
+import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { FLOOD, createDoors, timed } from "./flood-doors.js";
 
-const [door, registryAddress, socketPath] = process.argv.slice(2) as [string, string, string];
+const [door, registryAddress, socketPath, estimatorAddress] = process.argv.slice(2) as [string, string, string, string];
 const registry = createRegistryClient(registryAddress);
-const call = createDoors({ registry, registryPort: Number(registryAddress.split(":").at(-1)), socketPath })[door];
+const estimator = createEstimatorClient(estimatorAddress);
+const registryPort = Number(registryAddress.split(":").at(-1));
+const call = createDoors({ registry, estimator, registryPort, socketPath })[door];
 if (call === undefined) throw new Error(`unknown door ${door}`);
 const outcomes = await Promise.all(Array.from({ length: FLOOD }, () => timed(call)));
 registry.close();
+estimator.close();
 process.stdout.write(JSON.stringify(outcomes));

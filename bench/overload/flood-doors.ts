@@ -2,7 +2,9 @@
 // for unloaded samples and by flood-child.ts, which floods from its own process.
 import { request as httpRequest } from "node:http";
 import { ClientError, Status } from "nice-grpc";
+import type { EstimatorServiceDefinition } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import type { RegistryServiceDefinition } from "../../services/generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import type { PeerClient } from "../../services/kit/transport/grpc-client.js";
 import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 
@@ -43,18 +45,42 @@ function httpGet(port: number, path: string): Promise<boolean> {
   });
 }
 
+/** The Estimate every Estimate door sends (the bench's model reads these features). */
+export const ESTIMATE_REQUEST = {
+  featureNames: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
+  rowCount: 1,
+  values: Buffer.from(new Float64Array([10, 2]).buffer),
+  outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
+  energySource: "rapl-sysfs",
+};
+
 /** One call per door; true (or RESOURCE_EXHAUSTED thrown) when refused. */
 export function createDoors(peers: {
   registry: PeerClient<typeof RegistryServiceDefinition>;
+  estimator: PeerClient<typeof EstimatorServiceDefinition>;
   registryPort: number;
   socketPath: string;
 }): Record<string, () => Promise<boolean | void>> {
-  const { registry, registryPort, socketPath } = peers;
+  const { registry, estimator, registryPort, socketPath } = peers;
+  // One request, then held open (priority pool) until the hold ends.
+  const holdEstimateStream = async () => {
+    const signal = AbortSignal.timeout(STREAM_HOLD_MS);
+    async function* requests() {
+      yield { requestId: "flood", estimate: ESTIMATE_REQUEST };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    }
+    for await (const _ of estimator.client.estimateStream(requests(), { signal })) void _;
+  };
   const drainWatch = async () => {
     for await (const _ of registry.client.watchModels({}, { signal: AbortSignal.timeout(STREAM_HOLD_MS) })) void _;
   };
   return {
     "gRPC unary (ListModels)": async () => void (await registry.client.listModels({})),
+    "gRPC unary (Estimate)": async () => void (await estimator.client.estimate(ESTIMATE_REQUEST)),
+    "gRPC stream (EstimateStream, held 10 s)": () =>
+      holdEstimateStream().catch((error: unknown) => {
+        if (error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED) throw error;
+      }),
     "gRPC stream (WatchModels, held 10 s)": () =>
       drainWatch().catch((error: unknown) => {
         if (error instanceof ClientError && error.code === Status.RESOURCE_EXHAUSTED) throw error;

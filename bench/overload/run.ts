@@ -1,12 +1,14 @@
 // Overload (issue 34): a registry and estimator (`kepler-model serve registry estimator`, a separate
 // process, tight admission limits) flooded on each door past its limits. Per flood: how many calls were
-// admitted and refused, how fast a refusal came back (p50/p99/max), the p99 of the admitted calls and of
-// Estimate running beside the flood against the same calls unloaded, and the server's RSS before and at
-// its peak (sampled from /proc every 10 ms). Then 64 clients trickling bytes into the Kepler socket while
-// real Kepler requests are timed. ListModels, GET /best-models and a loaded model's socket estimate are
-// answered within the turn their request arrives, so however many arrive, few hold a slot at once: their
-// rows show what a flood of fast calls costs (queueing in the client and on the CPU), the stream row
-// what happens past a limit.
+// admitted and refused, how fast a refusal came back (p50/p99/max, timed by the flooding client, so its
+// own queue of FLOOD calls is included), the p99 of the admitted calls and of Estimate running beside the
+// flood against the same calls unloaded, and the server's RSS before and at its peak (sampled from /proc
+// every 10 ms). ListModels, Estimate, GET /best-models and a loaded model's socket estimate are answered
+// within the turn their request arrives, so however many arrive, few hold a slot at once: their rows show
+// what a flood of fast calls costs (queueing in the client and on the CPU), the stream rows what happens
+// past a limit. Then each pool is filled with held calls and excess calls are sent one at a time
+// (held-pools.ts: the refusal's own latency, a call of another pool beside it, RSS before/peak/after);
+// then 64 clients trickling bytes into the Kepler socket while real Kepler requests are timed.
 //   npm run bench -- overload
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,15 +18,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
-import { FLOOD, type Outcome, createDoors, timed } from "./flood-doors.js";
+import { ESTIMATE_REQUEST, FLOOD, type Outcome, createDoors, timed } from "./flood-doors.js";
+import { refusalsAtFullPools } from "./held-pools.js";
 
+const LIMIT_VALUES = { maxCalls: 8, maxQueuedCalls: 8, maxStreams: 16, maxPriorityCalls: 64 };
 const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-client", "0", "--max-streams", "16"];
-const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority-calls", "64"];
-const FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"];
+// Queued calls wait long enough for the held-pool probes to run behind them.
+const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority-calls", "64", "--queue-wait-ms", "60000"];
+const FEATURES = ESTIMATE_REQUEST.featureNames;
 
 async function startServers(modelPath: string, socket: string) {
   const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
@@ -70,9 +74,14 @@ const quantile = (values: number[], q: number) => {
 };
 
 // Runs the flood of one door in a child process (flood-child.ts) and returns its outcomes.
-async function floodFromChild(door: string, registryAddress: string, socketPath: string): Promise<Outcome[]> {
+async function floodFromChild(
+  door: string,
+  registryAddress: string,
+  socketPath: string,
+  estimatorAddress: string,
+): Promise<Outcome[]> {
   const script = new URL("./flood-child.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath], {
+  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let output = "";
@@ -106,20 +115,14 @@ export default async function run(): Promise<void> {
         model: { kind: "linear", components: [10, 5, 2, 1].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
       }),
     );
-    const estimate = () =>
-      estimator.client.estimate({
-        featureNames: FEATURES,
-        rowCount: 1,
-        values: Buffer.from(new Float64Array([10, 2]).buffer),
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-      });
+    const estimateRequest = ESTIMATE_REQUEST;
+    const estimate = () => estimator.client.estimate(estimateRequest);
     const estimateLatencies = async (count: number): Promise<number[]> => {
       const samples: number[] = [];
       for (let i = 0; i < count; i++) samples.push((await timed(async () => void (await estimate()))).ms);
       return samples;
     };
-    const doors = createDoors({ registry, registryPort, socketPath });
+    const doors = createDoors({ registry, estimator, registryPort, socketPath });
     await estimateLatencies(200);
     const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
     const rows: string[][] = [];
@@ -130,7 +133,7 @@ export default async function run(): Promise<void> {
       const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
         // The flood comes from its own process, so the Estimate probe here does not queue behind it.
         const beside = estimateLatencies(100);
-        const outcomes = await floodFromChild(door, servers.registry, socketPath);
+        const outcomes = await floodFromChild(door, servers.registry, socketPath, servers.estimator);
         return { outcomes, beside: await beside };
       });
       const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
@@ -163,6 +166,30 @@ export default async function run(): Promise<void> {
       rows,
     );
     for (const reason of dropReasons) process.stdout.write(`dropped: ${reason}\n`);
+
+    const held = await withPeakRss(servers.child, () =>
+      refusalsAtFullPools({ registry, estimator, registryPort, estimate, estimateRequest, doors }, LIMIT_VALUES),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const afterMiB = rssMiB(servers.child.pid!);
+    printTable(
+      "Refusals at a full pool: the pool's slots held open, then 100 excess calls per door one at a time (times in ms)",
+      ["pool (calls held)", "door", "refused/sent", "refusal p50/p99/max", "beside: call p99 unloaded -> held (ratio)"],
+      held.result.map((r) => {
+        const refused = r.outcomes.filter((o) => o.refused).map((o) => o.ms);
+        const [before, loaded] = [quantile(r.besideUnloaded, 0.99), quantile(r.besideLoaded, 0.99)];
+        return [
+          `${r.pool} (${r.held})`,
+          r.door,
+          `${refused.length}/${r.outcomes.length}`,
+          `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
+          `${r.besideName} ${ms(before)} -> ${ms(loaded)} (${(loaded / before).toFixed(2)}x)`,
+        ];
+      }),
+    );
+    process.stdout.write(
+      `server RSS over the held pools: ${held.beforeMiB.toFixed(0)} MiB before, ${held.peakMiB.toFixed(0)} peak, ${afterMiB.toFixed(0)} one second after\n`,
+    );
 
     // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
     const quiet: number[] = [];
