@@ -17,7 +17,13 @@ import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DeployRender, keplerRenderName, renderAll } from "./support/deploy-renders.js";
 import { KEPLER_TAGS } from "./support/kepler-renders.js";
 import { type ModelContainer, findModelContainers } from "./support/model-containers.js";
-import { type Json, describeObject, parseYamlDocuments, validateWithKubernetesModels } from "./support/rendered-manifests.js";
+import {
+  type Json,
+  OVERLAYS,
+  describeObject,
+  parseYamlDocuments,
+  validateWithKubernetesModels,
+} from "./support/rendered-manifests.js";
 import { REPO_ROOT } from "../support/child-process.js";
 import { needs, systemTool } from "../support/system-tools.js";
 import { findServiceForAddress, routeServicePort } from "./support/service-routing.js";
@@ -44,15 +50,7 @@ beforeAll(() => {
 
 describe("rendered Kubernetes manifests", needs(systemTool("kubectl")), () => {
   it("render for every overlay and pass kubernetes-models schema validation", async () => {
-    expect(renders.map((render) => render.name)).toEqual([
-      "deploy/k8s/overlays/mesh",
-      "deploy/k8s/overlays/mesh-auth",
-      "deploy/k8s/overlays/mesh-auth-tls",
-      "deploy/k8s/overlays/mesh-s3",
-      "deploy/k8s/overlays/all-in-one",
-      "deploy/k8s/overlays/estimator-sidecar",
-      ...KEPLER_TAGS.map(keplerRenderName),
-    ]);
+    expect(renders.map((render) => render.name)).toEqual([...OVERLAYS, ...KEPLER_TAGS.map(keplerRenderName)]);
     for (const render of renders) {
       expect(render.objects.length, render.name).toBeGreaterThan(0);
       for (const object of render.objects) {

@@ -11,12 +11,13 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
-import { IsolatorKind, OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { IsolatorKind } from "../../services/generated/kepler/model/v1/types.js";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
 import { startTracing } from "../../services/kit/observe/tracing.js";
 import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
+import { bareEstimateRequest } from "../support/bare-estimate-request.js";
 
 const exporter = new InMemorySpanExporter();
 const logLines: Array<Record<string, unknown>> = [];
@@ -114,15 +115,11 @@ describe("tracing across the mesh", () => {
   it("one Estimate is one trace through the estimator and the registry calls that load its model", async () => {
     const estimator = createEstimatorClient(address("estimator"));
     try {
-      await estimator.client.estimate({
-        featureNames: ["cpu_cycles", "cpu_instructions", "cache_miss"],
-        rowCount: 1,
-        values: Buffer.from(Float64Array.from([2e9, 2.5e9, 4e6]).buffer),
-        outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
-        energySource: "rapl-sysfs",
-        trainerName: "",
-        pipelineName: "traced",
-      });
+      await estimator.client.estimate(
+        bareEstimateRequest(["cpu_cycles", "cpu_instructions", "cache_miss"], Float64Array.of(2e9, 2.5e9, 4e6), {
+          pipelineName: "traced",
+        }),
+      );
     } finally {
       estimator.close();
     }
