@@ -1,7 +1,8 @@
 // `kepler-model estimate`: one Estimate call to a running estimator, printed as a table (or JSON).
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import type { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { outputTypeToProto } from "../../services/kit/transport/output-type-codec.js";
+import { OUTPUT_TYPE_NAMES } from "../../services/models/index.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import {
@@ -86,7 +87,7 @@ export const estimateCommand: Command = {
     const metrics = listFlag(flags, "metrics");
     if (metrics.length === 0) throw new UsageError("--metrics is required (feature names, comma-separated)");
     const rows = parseRows(requiredFlag(flags, "values"), metrics.length);
-    const outputType = choiceFlag(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
+    const outputType = choiceFlag(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
     const energySource = energySourceFlag(flags, "source") ?? "";
     const system = pairsFlag(flags, "system-features");
     const cores = integerFlag(flags, "cores", { min: 0 }) ?? 0;
@@ -98,7 +99,7 @@ export const estimateCommand: Command = {
         rowCount: rows.length,
         values: Buffer.from(Float64Array.from(rows.flat()).buffer),
         valueList: [],
-        outputType: outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+        outputType: outputTypeToProto(outputType),
         energySource,
         systemFeatureNames: system.map(([name]) => name),
         systemFeatureValues: system.map(([, value]) => value),

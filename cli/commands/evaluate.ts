@@ -20,7 +20,7 @@ import { readConfig } from "../../services/kit/config/config-schema.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
-import type { OutputTypeName } from "../../services/models/index.js";
+import { OUTPUT_TYPE_NAMES, type OutputTypeName } from "../../services/models/index.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
@@ -188,7 +188,7 @@ export const evaluateCommand: Command = {
     if (pipelineName === "") throw new UsageError("--pipeline is required");
     const input = text(flags, "input");
     if (input === "") throw new UsageError("--input is required");
-    const outputType = oneOf(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
+    const outputType = oneOf(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
     const fromRegistry = flags[peerAddressKey("registry").flag] !== undefined;
     if (!fromRegistry) return evaluateIn(readConfig({ modelPath: modelPathKey }, env, flags).modelPath, input);
     const address = readConfig({ address: peerAddressKey("registry") }, env, flags).address;

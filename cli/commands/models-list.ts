@@ -1,8 +1,9 @@
 // `kepler-model models list|best`: the registry's models as a table or JSON rows. Flags are read before the
 // call; an empty answer to a filter names what the registry does hold (its pipelines or node types) and
 // exits non-zero, so a mistyped name is not mistaken for "no models yet".
-import type { OutputType as OutputTypeEnum } from "../../services/generated/kepler/model/v1/types.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { outputTypeFromProto, outputTypeToProto } from "../../services/kit/transport/output-type-codec.js";
+import { OUTPUT_TYPE_NAMES, type OutputTypeName } from "../../services/models/index.js";
 import type { createRegistryClient } from "../../services/registry/client.js";
 import { booleanFlag, choiceFlag, type Flags, integerFlag, textFlag } from "../flag-readers.js";
 import { formatTextTable } from "../text-table.js";
@@ -10,19 +11,16 @@ import { writeJson } from "../write-text-file.js";
 
 type Registry = ReturnType<typeof createRegistryClient>["client"];
 
-const OUTPUT_TYPES = {
-  "": OutputType.OUTPUT_TYPE_UNSPECIFIED,
-  AbsPower: OutputType.OUTPUT_TYPE_ABS_POWER,
-  DynPower: OutputType.OUTPUT_TYPE_DYN_POWER,
-};
-const outputName = (value: OutputTypeEnum) => (value === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower");
+const outputTypeFilter = (name: "" | OutputTypeName) =>
+  name === "" ? OutputType.OUTPUT_TYPE_UNSPECIFIED : outputTypeToProto(name);
+const outputName = (value: OutputType) => outputTypeFromProto(value) ?? "AbsPower";
 
 /** The filters of `models list` and `best`, read (and checked) before any call. */
 export function readModelFilters(flags: Flags) {
   return {
     pipelineName: textFlag(flags, "pipeline") ?? "",
     energySource: textFlag(flags, "source") ?? "",
-    outputType: OUTPUT_TYPES[choiceFlag<"" | "AbsPower" | "DynPower">(flags, "output-type", ["AbsPower", "DynPower"], "")],
+    outputType: outputTypeFilter(choiceFlag<"" | OutputTypeName>(flags, "output-type", OUTPUT_TYPE_NAMES, "")),
     featureGroup: textFlag(flags, "feature-group") ?? "",
     trainerName: textFlag(flags, "trainer") ?? "",
     nodeType: integerFlag(flags, "node-type", { min: -1 }),

@@ -10,7 +10,7 @@ import type {
   RunPipelineRequest,
 } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { type TrainerResult, TrainOutcome } from "../../services/generated/kepler/model/v1/trainer_service.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { outputTypeFromProto } from "../../services/kit/transport/output-type-codec.js";
 import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { type Command, UsageError } from "../command.js";
@@ -33,7 +33,7 @@ function resultRow(r: TrainerResult): string[] {
   const ok = r.outcome === TrainOutcome.TRAIN_OUTCOME_SUCCEEDED;
   return [
     r.energySource,
-    r.outputType === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower",
+    outputTypeFromProto(r.outputType) ?? "AbsPower",
     r.featureGroup,
     r.modelName || r.trainerName,
     ok ? r.maeWatts.toFixed(2) : "-",

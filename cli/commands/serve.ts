@@ -15,7 +15,7 @@ import { grpcurlConnectionFlags, grpcurlEstimateCommand } from "../../services/m
 import { securityConfigSchema } from "../../services/kit/security/security-config.js";
 import { SERVICE_LAUNCHERS } from "../../services/mesh/service-launchers.js";
 import { type DefaultMeshHandle, startMeshWithDefaultModels } from "../../services/mesh/start-mesh-with-default-models.js";
-import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { outputTypeFromProto } from "../../services/kit/transport/output-type-codec.js";
 import { type Command, type FlagSpec, UsageError } from "../command.js";
 
 const logSchema = { level: logLevelKey, format: logFormatKey };
@@ -60,7 +60,7 @@ function defaultTrainingPrinter(stdout: NodeJS.WritableStream, modelPath: string
       const r = event.result;
       done += 1;
       const count = `[${String(done).padStart(String(total).length)}/${total}]`;
-      const output = r.outputType === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower";
+      const output = outputTypeFromProto(r.outputType) ?? "AbsPower";
       const status = r.failureReason === "" ? `MAE ${r.maeWatts.toFixed(2)} W` : `failed: ${r.failureReason}`;
       stdout.write(
         `  ${count} ${r.energySource.padEnd(10)} ${output} ${r.featureGroup.padEnd(18)} ${(r.modelName || r.trainerName).padEnd(26)} ${status}\n`,

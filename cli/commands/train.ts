@@ -8,7 +8,7 @@ import { readPrometheusResponseFile } from "../../services/domain/prometheus-res
 import { extract } from "../../services/extractor/domain/extract.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
-import { publishModelArchive, readCheckpoint, writeCheckpoint } from "../../services/models/index.js";
+import { OUTPUT_TYPE_NAMES, publishModelArchive, readCheckpoint, writeCheckpoint } from "../../services/models/index.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type TrainerResult, trainModels } from "../../services/trainer/domain/train-models.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
@@ -149,7 +149,7 @@ export const trainCommand: Command = {
   async run({ flags, stdout, env }) {
     const source = energySourceFlag(flags, "source", true);
     const featureGroup = featureGroupFlag(flags, "feature-group", true);
-    const outputType = choiceFlag(flags, "output-type", ["AbsPower", "DynPower"] as const, "AbsPower");
+    const outputType = choiceFlag(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
     if (flags.seed !== undefined && flags["test-timestamps"] !== undefined)
       throw new UsageError("give --seed or --test-timestamps, not both");
     const seed = integerFlag(flags, "seed", { min: 0 }) ?? 0;

@@ -5,6 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { assertFeatureGroup, type FeatureGroupName } from "../../services/domain/feature-groups.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
+import { isOutputTypeName } from "../../services/models/index.js";
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { createRegistryPublisher } from "../../services/trainer/registry-publisher.js";
@@ -137,8 +138,7 @@ export const vmTrainCommand: Command = {
     const trainerNames = trainers.length === 0 ? [...DEFAULT_VM_TRAINERS] : trainers;
     const types = listFlag(flags, "output-types");
     const outputTypes = (types.length === 0 ? ["AbsPower"] : types).map((type, i) => {
-      if (type !== "AbsPower" && type !== "DynPower")
-        throw new UsageError(`--output-types[${i}] must be AbsPower or DynPower, got "${type}"`);
+      if (!isOutputTypeName(type)) throw new UsageError(`--output-types[${i}] must be AbsPower or DynPower, got "${type}"`);
       return type;
     });
     const pipelineName = textFlag(flags, "pipeline") ?? DEFAULT_VM_PIPELINE;

@@ -1,9 +1,9 @@
 // The estimator's own metrics: rows estimated, the model serving each (source, output type), the model
 // cache, and whether the registry is reachable (the kit adds per-RPC and socket request metrics).
-import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { gauge, tallyCounter } from "../kit/observe/metrics.js";
 import type { EstimateResult } from "./domain/estimate-power.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
+import { outputTypeFromProto } from "../kit/transport/output-type-codec.js";
 
 const rows = tallyCounter("kepler_model_estimator_rows_total", "Rows estimated, by energy source, output type and interface.", [
   "source",
@@ -49,12 +49,7 @@ function metersOf(model: EstimateResult<RegistryProvenance>["model"], via: "grpc
   if (meters !== undefined) return meters;
   const location = model.provenance.location;
   const source = location?.energySource ?? "";
-  const outputType =
-    location?.outputType === OutputType.OUTPUT_TYPE_ABS_POWER
-      ? "AbsPower"
-      : location?.outputType === OutputType.OUTPUT_TYPE_DYN_POWER
-        ? "DynPower"
-        : "";
+  const outputType = location === undefined ? "" : (outputTypeFromProto(location.outputType) ?? "");
   const servingKey = `${source}/${outputType}`;
   let countRows = rowCounters.get(`${servingKey}/${via}`);
   if (countRows === undefined) {

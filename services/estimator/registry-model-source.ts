@@ -3,7 +3,6 @@
 // into a predictor. Registry failures become domain errors the estimator's callers can act on.
 import { componentsOf, type EnergySource } from "../domain/energy-sources.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { ModelLocation, ModelMetadata, ModelSelection } from "../generated/kepler/model/v1/model.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import { fromPeerError } from "../kit/calls/peer-errors.js";
@@ -20,6 +19,7 @@ import {
 import type { LoadedModel, ModelQuery, ModelSource } from "./domain/loaded-model.js";
 import { IntervalCalibration } from "./domain/prediction-intervals.js";
 import { createComponentPredictor, createWeightPredictor, type Predictor } from "./domain/predictor.js";
+import { outputTypeToProto } from "../kit/transport/output-type-codec.js";
 
 /** What the estimator reports about where a model came from. */
 export interface RegistryProvenance {
@@ -47,7 +47,7 @@ export function createRegistryModelSource(
     const selected = await client.selectModel({
       featureNames: [...query.featureNames],
       unavailableFeatureNames: [...query.unavailableFeatureNames],
-      outputType: query.outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+      outputType: outputTypeToProto(query.outputType),
       energySource: query.energySource,
       weight: false,
       trainerName: query.trainerName,

@@ -6,6 +6,7 @@ import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import type { DomainLogger } from "../kit/observe/logger.js";
 import type { Estimator } from "./domain/estimate-power.js";
+import { outputTypeFromProto } from "../kit/transport/output-type-codec.js";
 
 /** A running watch. */
 export interface RegistryWatch {
@@ -64,7 +65,7 @@ export function watchRegistry<P>(
           if (location === undefined) continue;
           await estimator.onModelEvent({
             energySource: location.energySource,
-            outputType: location.outputType === OutputType.OUTPUT_TYPE_DYN_POWER ? "DynPower" : "AbsPower",
+            outputType: outputTypeFromProto(location.outputType) ?? "AbsPower",
             pipelineName: location.pipelineName,
           });
         }

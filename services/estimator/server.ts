@@ -8,7 +8,6 @@ import type {
   EstimatorServiceImplementation,
 } from "../generated/kepler/model/v1/estimator_service.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
 import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/transport/direct-methods.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { itemStatus } from "../kit/calls/grpc-status.js";
@@ -18,6 +17,7 @@ import { estimateResponseBytes, estimateStreamAnswerBytes } from "./estimate-byt
 import { observeEstimate } from "./metrics.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 import { untilAborted } from "./until-aborted.js";
+import { outputTypeFromProto } from "../kit/transport/output-type-codec.js";
 
 function machineFromProto(spec: MachineSpec | undefined): MachineDescription | undefined {
   if (spec === undefined) return undefined;
@@ -32,15 +32,11 @@ function machineFromProto(spec: MachineSpec | undefined): MachineDescription | u
 
 /** Decodes and checks the transport-level shape of a request. */
 export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
-  const at = (name: string) => name;
   if (request.values.byteLength > 0 && request.valueList.length > 0)
-    throw new InvalidInputError(at("values"), "set values or value_list, not both");
+    throw new InvalidInputError("values", "set values or value_list, not both");
   if (request.values.byteLength % 8 !== 0)
-    throw new InvalidInputError(at("values"), `${request.values.byteLength} bytes is not a whole number of float64 values`);
-  let outputType: "AbsPower" | "DynPower";
-  if (request.outputType === OutputType.OUTPUT_TYPE_ABS_POWER) outputType = "AbsPower";
-  else if (request.outputType === OutputType.OUTPUT_TYPE_DYN_POWER) outputType = "DynPower";
-  else throw new InvalidInputError(at("output_type"), "required: OUTPUT_TYPE_ABS_POWER or OUTPUT_TYPE_DYN_POWER");
+    throw new InvalidInputError("values", `${request.values.byteLength} bytes is not a whole number of float64 values`);
+  const outputType = outputTypeFromProto(request.outputType, "output_type", true);
   return {
     featureNames: request.featureNames,
     rowCount: request.rowCount,

@@ -45,6 +45,8 @@ export {
   modelGroupPath,
   modelNameOf,
   modelZipPath,
+  isOutputTypeName,
+  OUTPUT_TYPE_NAMES,
   type OutputTypeName,
   REPORT_FOLDER,
   reportPredictionsFile,

@@ -4,14 +4,12 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError } from "../domain/errors.js";
 import { METADATA_FILE } from "./model-archive.js";
-import { assertPathSegment, type ModelLocation, type OutputTypeName } from "./model-location.js";
+import { assertPathSegment, type ModelLocation, OUTPUT_TYPE_NAMES } from "./model-location.js";
 
 /** A model folder and where it sits in the layout. */
 export interface ModelFolderEntry extends ModelLocation {
   readonly folderPath: string;
 }
-
-const OUTPUT_TYPES: readonly OutputTypeName[] = ["AbsPower", "DynPower"];
 
 // Sub-folders in name order; temporary (dot-prefixed) and checkpoint folders are not models.
 async function folders(path: string): Promise<string[]> {
@@ -43,7 +41,7 @@ export async function listModelFolders(modelPath: string, pipelineName: string):
     throw new NotFoundError(`pipeline folder ${pipelinePath}`);
   const found: ModelFolderEntry[] = [];
   for (const energySource of await folders(pipelinePath)) {
-    for (const outputType of OUTPUT_TYPES) {
+    for (const outputType of OUTPUT_TYPE_NAMES) {
       const outputPath = join(pipelinePath, energySource, outputType);
       for (const featureGroup of await folders(outputPath)) {
         for (const modelName of await folders(join(outputPath, featureGroup))) {

@@ -6,6 +6,13 @@ import { InvalidInputError } from "../domain/errors.js";
 /** The reference's ModelOutputType names. */
 export type OutputTypeName = "AbsPower" | "DynPower";
 
+/** Every output type, AbsPower first (the order listings and the folder layout use). */
+export const OUTPUT_TYPE_NAMES: readonly OutputTypeName[] = ["AbsPower", "DynPower"];
+
+export function isOutputTypeName(value: unknown): value is OutputTypeName {
+  return value === "AbsPower" || value === "DynPower";
+}
+
 /** The coordinates of one model group (all trainers of one pipeline/source/output type/feature group). */
 export interface ModelGroup {
   pipelineName: string;

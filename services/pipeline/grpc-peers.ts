@@ -14,15 +14,9 @@ import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import { callPeer, fromPeerError, isPeerNotFound, peerPreconditionSubject } from "../kit/calls/peer-errors.js";
-import {
-  isolatorKindOf,
-  isolatorNameOf,
-  machineSpecMessage,
-  outputTypeMessage,
-  trainerResultOf,
-  windowMessage,
-} from "./peer-messages.js";
+import { isolatorKindOf, isolatorNameOf, machineSpecMessage, trainerResultOf, windowMessage } from "./peer-messages.js";
 import { byteChunks } from "../kit/transport/byte-chunks.js";
+import { outputTypeToProto } from "../kit/transport/output-type-codec.js";
 
 // The request field the extractor names when it no longer holds a response sent by its digest.
 const RESPONSE_DIGEST_FIELD = "requests[0].options.response_sha256";
@@ -205,7 +199,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
             value: {
               featureGroup: spec.featureGroup,
               energySource: spec.energySource,
-              outputType: outputTypeMessage(spec.outputType),
+              outputType: outputTypeToProto(spec.outputType),
               trainerNames: [...spec.trainerNames],
               nodeType: spec.nodeType,
               seed: spec.seed,

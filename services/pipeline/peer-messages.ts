@@ -2,8 +2,8 @@
 // which reuse TrainerResult, MachineSpec, PrometheusWindow and IsolatorKind).
 import { assertEnergySource, type EnergySource } from "../domain/energy-sources.js";
 import { type TrainerResult, TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
-import { IsolatorKind, type MachineSpec, OutputType, type PrometheusWindow } from "../generated/kepler/model/v1/types.js";
-import type { OutputTypeName } from "../models/index.js";
+import { IsolatorKind, type MachineSpec, type PrometheusWindow } from "../generated/kepler/model/v1/types.js";
+import { outputTypeFromProto, outputTypeToProto } from "../kit/transport/output-type-codec.js";
 import type { IsolatorName, PipelineMachineSpec, PipelineTrainerResult, PrometheusWindowSpec } from "./domain/pipeline-peers.js";
 
 const ISOLATOR_KINDS: Record<IsolatorName, IsolatorKind> = {
@@ -21,16 +21,6 @@ export function isolatorKindOf(name: IsolatorName): IsolatorKind {
 export function isolatorNameOf(kind: IsolatorKind, fallback: IsolatorName): IsolatorName {
   const found = (Object.entries(ISOLATOR_KINDS) as [IsolatorName, IsolatorKind][]).find(([, value]) => value === kind);
   return found?.[0] ?? fallback;
-}
-
-export function outputTypeMessage(name: OutputTypeName): OutputType {
-  return name === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER;
-}
-
-function outputTypeName(value: OutputType, fallback: OutputTypeName): OutputTypeName {
-  if (value === OutputType.OUTPUT_TYPE_ABS_POWER) return "AbsPower";
-  if (value === OutputType.OUTPUT_TYPE_DYN_POWER) return "DynPower";
-  return fallback;
 }
 
 export function machineSpecMessage(spec: PipelineMachineSpec): MachineSpec {
@@ -64,7 +54,7 @@ export function trainerResultOf(message: TrainerResult, requestedSource: EnergyS
     failureReason: message.failureReason,
     modelName: message.modelName,
     energySource,
-    outputType: outputTypeName(message.outputType, "AbsPower"),
+    outputType: outputTypeFromProto(message.outputType) ?? "AbsPower",
     featureGroup: message.featureGroup,
     components: message.componentMetrics.map((c) => ({ ...c })),
     maeWatts: message.maeWatts,
@@ -85,7 +75,7 @@ export function trainerResultMessage(result: PipelineTrainerResult, pipelineName
     failureReason: result.failureReason,
     modelName: result.modelName,
     energySource: result.energySource,
-    outputType: outputTypeMessage(result.outputType),
+    outputType: outputTypeToProto(result.outputType),
     featureGroup: result.featureGroup,
     componentMetrics: result.components.map((c) => ({ ...c })),
     maeWatts: result.maeWatts,
@@ -97,7 +87,7 @@ export function trainerResultMessage(result: PipelineTrainerResult, pipelineName
       ? {
           pipelineName,
           energySource: result.energySource,
-          outputType: outputTypeMessage(result.outputType),
+          outputType: outputTypeToProto(result.outputType),
           featureGroup: result.featureGroup,
           modelName: result.modelName,
         }

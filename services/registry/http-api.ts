@@ -7,6 +7,7 @@ import { errorKindOf, isRefusal } from "../kit/calls/error-table.js";
 import { readRequestBody } from "../kit/transport/http-request-body.js";
 import { sendHttp, sendJson } from "../kit/transport/http-response.js";
 import type { HttpRoute } from "../kit/transport/http-routes.js";
+import { OUTPUT_TYPE_NAMES } from "../models/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import {
@@ -56,7 +57,7 @@ function getBestModels(store: ModelCatalogue, url: URL, response: ServerResponse
   try {
     const query = parseBestModelsQuery(url.searchParams);
     const entries = listBestModels(store, query);
-    const outputTypes = query.outputType !== undefined ? [query.outputType] : (["AbsPower", "DynPower"] as const);
+    const outputTypes = query.outputType !== undefined ? [query.outputType] : OUTPUT_TYPE_NAMES;
     sendJson(response, bestModelsResponseBody(entries, outputTypes));
   } catch (error) {
     if (!isRefusal(error)) throw error;

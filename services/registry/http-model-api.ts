@@ -3,7 +3,7 @@
 // node:http glue is http-api.ts. Kepler 0.7-0.9 send the ModelRequest of kepler-collector.md §2.3.
 import { InvalidInputError } from "../domain/errors.js";
 import { FEATURE_GROUP_NAMES } from "../domain/feature-groups.js";
-import type { OutputTypeName } from "../models/index.js";
+import { isOutputTypeName, type OutputTypeName } from "../models/index.js";
 import { isEmptySpec, type NodeSpec, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { BestModelEntry, BestModelsQuery, ModelSelection, SelectModelQuery } from "./domain/select-model.js";
@@ -46,7 +46,7 @@ function optionalNumber(body: JsonObject, field: string, path: string): number |
 }
 
 function outputTypeOf(value: unknown, field: string): OutputTypeName {
-  if (value === "AbsPower" || value === "DynPower") return value;
+  if (isOutputTypeName(value)) return value;
   throw new InvalidInputError(field, `expected "AbsPower" or "DynPower", got ${JSON.stringify(value ?? null)}`);
 }
 

@@ -9,27 +9,16 @@ import {
   type PipelineInfo,
 } from "../generated/kepler/model/v1/model.js";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
-import { type MachineSpec, OutputType } from "../generated/kepler/model/v1/types.js";
-import { calibrationOf, heldOutOf, type ModelLocation, type OutputTypeName } from "../models/index.js";
+import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
+import { outputTypeFromProto, outputTypeToProto } from "../kit/transport/output-type-codec.js";
+import { calibrationOf, heldOutOf, type ModelLocation } from "../models/index.js";
 import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { PipelineSummary } from "./domain/pipeline-state.js";
 import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
 import type { StoredModel } from "./domain/stored-model.js";
 
-/** AbsPower/DynPower from the enum; undefined for UNSPECIFIED unless required. */
-export function outputTypeFromProto(value: OutputType, field: string, required: true): OutputTypeName;
-export function outputTypeFromProto(value: OutputType, field: string, required?: false): OutputTypeName | undefined;
-export function outputTypeFromProto(value: OutputType, field: string, required = false): OutputTypeName | undefined {
-  if (value === OutputType.OUTPUT_TYPE_ABS_POWER) return "AbsPower";
-  if (value === OutputType.OUTPUT_TYPE_DYN_POWER) return "DynPower";
-  if (required) throw new InvalidInputError(field, "required: OUTPUT_TYPE_ABS_POWER or OUTPUT_TYPE_DYN_POWER");
-  return undefined;
-}
-
-export function outputTypeToProto(value: OutputTypeName): OutputType {
-  return value === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER;
-}
+export { outputTypeFromProto, outputTypeToProto };
 
 export function locationToProto(location: ModelLocation): ProtoLocation {
   return { ...location, outputType: outputTypeToProto(location.outputType) };

@@ -2,11 +2,11 @@
 // the registry serves it at once and announces it to watchers; used when the trainer has a registry address.
 import { createHash } from "node:crypto";
 import type { PublishModelRequest, RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { fromPeerError } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { byteChunks } from "../kit/transport/byte-chunks.js";
 import { archiveZip, type ModelArchive } from "../models/index.js";
+import { outputTypeToProto } from "../kit/transport/output-type-codec.js";
 
 /** A publishModel dependency for trainModels that streams each archive to the registry. */
 export function createRegistryPublisher(
@@ -23,8 +23,7 @@ export function createRegistryPublisher(
             location: {
               pipelineName: location.pipelineName,
               energySource: location.energySource,
-              outputType:
-                location.outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER,
+              outputType: outputTypeToProto(location.outputType),
               featureGroup: location.featureGroup,
               modelName: location.modelName,
             },

@@ -5,7 +5,6 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { UnavailableError } from "../domain/errors.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { fromPeerError, isPeerNotFound } from "../kit/calls/peer-errors.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import type { DomainLogger } from "../kit/observe/logger.js";
@@ -18,6 +17,7 @@ import {
   readComponentModels,
   readZip,
 } from "../models/index.js";
+import { outputTypeToProto } from "../kit/transport/output-type-codec.js";
 
 /** Fetches a published model's zip; undefined when the store has no such model. */
 export type ArchiveFetcher = (location: ModelLocation) => Promise<Uint8Array | undefined>;
@@ -35,7 +35,7 @@ export function registryArchiveFetcher(registry: PeerClient<typeof RegistryServi
   return async (location) => {
     const chunks: Uint8Array[] = [];
     try {
-      const outputType = location.outputType === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER;
+      const outputType = outputTypeToProto(location.outputType);
       for await (const message of registry.client.getModelArchive({ location: { ...location, outputType } }))
         chunks.push(message.archiveChunk);
     } catch (error) {

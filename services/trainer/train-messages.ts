@@ -1,26 +1,14 @@
 // Translation between the Train RPC's messages and the trainer domain's types.
 import type { DataTable } from "../domain/data-table.js";
-import { InvalidInputError } from "../domain/errors.js";
 import type {
   TrainerResult as TrainerResultMessage,
   TrainOptions,
   TrainResponse,
 } from "../generated/kepler/model/v1/trainer_service.js";
 import { TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
-import { OutputType } from "../generated/kepler/model/v1/types.js";
-import type { MetadataMachineSpec, OutputTypeName } from "../models/index.js";
+import { outputTypeFromProto, outputTypeToProto } from "../kit/transport/output-type-codec.js";
+import type { MetadataMachineSpec } from "../models/index.js";
 import type { TrainerResult, TrainModelsRequest, TrainModelsResult, TrainProgress } from "./domain/train-models.js";
-
-/** Proto OutputType -> the reference's name. */
-export function outputTypeName(value: OutputType, field: string): OutputTypeName {
-  if (value === OutputType.OUTPUT_TYPE_ABS_POWER) return "AbsPower";
-  if (value === OutputType.OUTPUT_TYPE_DYN_POWER) return "DynPower";
-  throw new InvalidInputError(field, "required: OUTPUT_TYPE_ABS_POWER or OUTPUT_TYPE_DYN_POWER");
-}
-
-function outputTypeEnum(name: OutputTypeName): OutputType {
-  return name === "AbsPower" ? OutputType.OUTPUT_TYPE_ABS_POWER : OutputType.OUTPUT_TYPE_DYN_POWER;
-}
 
 /** TrainOptions + the collected table -> the domain request. */
 export function toTrainModelsRequest(options: TrainOptions, table: DataTable): TrainModelsRequest {
@@ -34,7 +22,7 @@ export function toTrainModelsRequest(options: TrainOptions, table: DataTable): T
     energySource: options.energySource,
     featureGroup: options.featureGroup,
     featureNames: options.featureNames,
-    outputType: outputTypeName(options.outputType, "options.output_type"),
+    outputType: outputTypeFromProto(options.outputType, "options.output_type", true),
     trainerNames: options.trainerNames,
     nodeType: options.nodeType,
     seed: options.seed,
@@ -62,7 +50,7 @@ export function resultMessage(result: TrainerResult, request: TrainModelsRequest
     failureReason: result.failureReason ?? "",
     modelName: result.modelName,
     energySource,
-    outputType: outputTypeEnum(request.outputType),
+    outputType: outputTypeToProto(request.outputType),
     featureGroup: request.featureGroup,
     componentMetrics: result.components.map((c) => ({
       component: c.component,
@@ -80,7 +68,7 @@ export function resultMessage(result: TrainerResult, request: TrainModelsRequest
         : {
             pipelineName: location.pipelineName,
             energySource: location.energySource,
-            outputType: outputTypeEnum(location.outputType),
+            outputType: outputTypeToProto(location.outputType),
             featureGroup: location.featureGroup,
             modelName: location.modelName,
           },

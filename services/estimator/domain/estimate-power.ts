@@ -9,6 +9,7 @@ import { F64Buffer, firstNonFinite, gatherFeatureColumns } from "../../../wasm-c
 import type { LoadedModel, MachineDescription, ModelQuery } from "./loaded-model.js";
 import { assertIntervalLevel, DEFAULT_INTERVAL_LEVEL, intervalBounds } from "./prediction-intervals.js";
 import type { ModelCache } from "./model-cache.js";
+import type { OutputTypeName } from "../../models/index.js";
 
 /** One Estimate request, decoded. */
 export interface EstimateInput {
@@ -16,7 +17,7 @@ export interface EstimateInput {
   rowCount: number;
   /** Row-major values: packed little-endian float64 bytes, or a plain list. */
   values: { kind: "bytes"; bytes: Uint8Array } | { kind: "list"; list: readonly number[] };
-  outputType: "AbsPower" | "DynPower";
+  outputType: OutputTypeName;
   energySource: string;
   systemFeatureNames: readonly string[];
   systemFeatureValues: readonly string[];
@@ -215,7 +216,7 @@ export class Estimator<P> {
   }
 
   /** A model of (source, output type, pipeline) was published, imported or removed: what it may change reloads on next use. */
-  async onModelEvent(event: { energySource: string; outputType: "AbsPower" | "DynPower"; pipelineName: string }): Promise<void> {
+  async onModelEvent(event: { energySource: string; outputType: OutputTypeName; pipelineName: string }): Promise<void> {
     this.cache.refresh(
       (query) =>
         query.energySource === event.energySource &&

@@ -7,6 +7,7 @@
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import type { EstimateInput } from "./estimate-power.js";
+import { isOutputTypeName, type OutputTypeName } from "../../models/index.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -52,14 +53,14 @@ function valueRows(request: JsonObject, width: number): number[][] {
   });
 }
 
-const LEGACY_COMPONENT_OUTPUT_TYPES: Record<string, "AbsPower" | "DynPower"> = {
+const LEGACY_COMPONENT_OUTPUT_TYPES: Record<string, OutputTypeName> = {
   AbsComponentPower: "AbsPower",
   DynComponentPower: "DynPower",
 };
 
-function outputTypeOf(request: JsonObject): { outputType: "AbsPower" | "DynPower"; legacyComponents: boolean } {
+function outputTypeOf(request: JsonObject): { outputType: OutputTypeName; legacyComponents: boolean } {
   const value = request.output_type;
-  if (value === "AbsPower" || value === "DynPower") return { outputType: value, legacyComponents: false };
+  if (isOutputTypeName(value)) return { outputType: value, legacyComponents: false };
   const legacy = typeof value === "string" ? LEGACY_COMPONENT_OUTPUT_TYPES[value] : undefined;
   if (legacy !== undefined) return { outputType: legacy, legacyComponents: true };
   // The reference's message for this case.

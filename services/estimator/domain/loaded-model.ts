@@ -1,12 +1,13 @@
 // A model the estimator has loaded, with what the response reports about it.
 import type { IntervalCalibration } from "./prediction-intervals.js";
 import type { Predictor } from "./predictor.js";
+import type { OutputTypeName } from "../../models/index.js";
 
 /** What the estimator asks its model source for (the registry's SelectModel, typed). */
 export interface ModelQuery {
   featureNames: readonly string[];
   unavailableFeatureNames: readonly string[];
-  outputType: "AbsPower" | "DynPower";
+  outputType: OutputTypeName;
   /** Canonical energy source. */
   energySource: string;
   trainerName: string;

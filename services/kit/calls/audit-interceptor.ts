@@ -2,11 +2,12 @@
 // recorded in the audit log (security/audit-log.ts) when it ends, answered, failed or refused (a denied
 // write is recorded too, with no target: its request was never read). Reads are not recorded.
 import { Status } from "nice-grpc";
-import { OutputType } from "../../generated/kepler/model/v1/types.js";
+import type { OutputType } from "../../generated/kepler/model/v1/types.js";
 import type { AuditLog, AuditTarget } from "../security/audit-log.js";
 import type { Logger } from "../observe/logger.js";
 import type { CallInterceptor } from "./call-pipeline.js";
 import type { InboundCall } from "./inbound-call.js";
+import { outputTypeFromProto } from "../transport/output-type-codec.js";
 
 type Fields = Record<string, unknown> | undefined;
 
@@ -14,14 +15,9 @@ const asFields = (value: unknown): Fields =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
-const OUTPUT_TYPE_LABELS: Readonly<Record<number, string>> = {
-  [OutputType.OUTPUT_TYPE_ABS_POWER]: "AbsPower",
-  [OutputType.OUTPUT_TYPE_DYN_POWER]: "DynPower",
-};
-
 // ModelLocation -> `<source>/<OutputType>/<FeatureGroup>/<model>`, the kepler-model-db path in the pipeline.
 function modelPath(location: Record<string, unknown>): string {
-  const outputType = OUTPUT_TYPE_LABELS[location.outputType as number] ?? "";
+  const outputType = outputTypeFromProto(location.outputType as OutputType) ?? "";
   return [location.energySource, outputType, location.featureGroup, location.modelName].map(String).join("/");
 }
 

@@ -6,6 +6,7 @@ import { NotFoundError } from "../../domain/errors.js";
 import {
   heldOutOf,
   type ModelLocation,
+  isOutputTypeName,
   type OutputTypeName,
   readComponentModels,
   readZip,
@@ -89,6 +90,6 @@ ${await structure(store, model, hidden)}`,
 
 /** A page path's output type; NotFoundError for anything else. */
 export function parseOutputType(text: string): OutputTypeName {
-  if (text !== "AbsPower" && text !== "DynPower") throw new NotFoundError(`output type ${text}`);
+  if (!isOutputTypeName(text)) throw new NotFoundError(`output type ${text}`);
   return text;
 }

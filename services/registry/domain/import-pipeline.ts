@@ -6,9 +6,15 @@
 // The zip is read in memory (archive-tree.ts) and everything is written through the catalogue.
 import { energySourceOfLabel } from "../../domain/energy-sources.js";
 import { InvalidInputError, AlreadyExistsError, FailedPreconditionError } from "../../domain/errors.js";
-import { assertPathSegment, createZip, type ModelLocation, readZip, REPORT_FOLDER } from "../../models/index.js";
+import {
+  assertPathSegment,
+  createZip,
+  type ModelLocation,
+  OUTPUT_TYPE_NAMES,
+  readZip,
+  REPORT_FOLDER,
+} from "../../models/index.js";
 import { reportFileProblem } from "../../models/report-files.js";
-import { OUTPUT_TYPE_NAMES } from "../storage/model-layout.js";
 import { ArchiveTree, childPath } from "./archive-tree.js";
 import type { ModelCatalogue } from "./model-catalogue.js";
 import type { PipelineSummary } from "./pipeline-state.js";

@@ -4,13 +4,13 @@ import { assertEnergySource } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import {
   assertPathSegment,
+  isOutputTypeName,
   type ModelLocation,
   namedWeightsText,
   readZip,
   WEIGHT_FILE,
   type ZipLimits,
 } from "../../models/index.js";
-import { OUTPUT_TYPE_NAMES } from "../storage/model-layout.js";
 import type { ModelFiles } from "../storage/model-storage.js";
 import { describeStoredModel, type StoredModel, UnservableModelError } from "./stored-model.js";
 
@@ -31,7 +31,7 @@ export function assertModelLocation(location: ModelLocation): ModelLocation {
     assertPathSegment(value, field);
   }
   const energySource = assertEnergySource(location.energySource, "location.energy_source");
-  if (!OUTPUT_TYPE_NAMES.includes(location.outputType)) throw new InvalidInputError("location.output_type", "required");
+  if (!isOutputTypeName(location.outputType)) throw new InvalidInputError("location.output_type", "required");
   return { ...location, energySource };
 }
 

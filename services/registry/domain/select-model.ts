@@ -6,7 +6,7 @@
 import { normalizeRequestedSource } from "../../domain/energy-sources.js";
 import { InvalidInputError, FailedPreconditionError, NotFoundError } from "../../domain/errors.js";
 import { FEATURE_GROUP_NAMES } from "../../domain/feature-groups.js";
-import type { OutputTypeName } from "../../models/index.js";
+import { OUTPUT_TYPE_NAMES, type OutputTypeName } from "../../models/index.js";
 import type { NodeSpec, NodeTypeIndex } from "../../node-types/index.js";
 import { chooseNodeType, type NodeTypeChoice, type NodeTypeMatchInfo, type SearchedPipeline } from "./choose-node-type.js";
 import { coveredFeatureGroups, coveredModels } from "./covered-groups.js";
@@ -237,7 +237,7 @@ export interface BestModelsQuery {
 export function listBestModels(store: ModelCatalogue, query: BestModelsQuery): BestModelEntry[] {
   const source = normalizeRequestedSource(query.energySource);
   const filter = parseModelFilter(query.filter ?? "");
-  const outputTypes: OutputTypeName[] = query.outputType !== undefined ? [query.outputType] : ["AbsPower", "DynPower"];
+  const outputTypes: readonly OutputTypeName[] = query.outputType !== undefined ? [query.outputType] : OUTPUT_TYPE_NAMES;
   const groups = query.featureGroup !== undefined && query.featureGroup !== "" ? [query.featureGroup] : [...FEATURE_GROUP_NAMES];
   const pipelines = searchedPipelines(store, pipelinesToSearch(store, query.pipelineName, source), source, outputTypes);
   const choice = chooseNodeType(pipelines, query.nodeType, query.machineSpec);

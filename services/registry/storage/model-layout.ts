@@ -1,9 +1,8 @@
 // The kepler-model-db layout every storage writes, as relative slash-separated paths:
 // `<pipeline>/<source>/<OutputType>/<FeatureGroup>/<model>.zip`, `<model>.json` (the weight sibling),
 // `<model>/` (the unpacked folder), and the pipeline's own files at `<pipeline>/<path>`.
-import type { ModelLocation, OutputTypeName } from "../../models/index.js";
+import type { ModelLocation } from "../../models/index.js";
 
-export const OUTPUT_TYPE_NAMES: readonly OutputTypeName[] = ["AbsPower", "DynPower"];
 export const PIPELINE_METADATA_FILE = "metadata.json";
 export const NODE_TYPE_INDEX_FILE = "node_type_index.json";
 

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
 import { buildInfo } from "../../domain/build-info.js";
 import {
+  isOutputTypeName,
   type ModelLocation,
-  type OutputTypeName,
   WEIGHT_FILE,
   type ZipEntry,
   createZip,
@@ -167,11 +167,10 @@ export async function restoreStore(zip: Uint8Array, storage: ModelStorage, field
   return summaryOf(backup.manifest);
 }
 
-const OUTPUT_TYPES: readonly OutputTypeName[] = ["AbsPower", "DynPower"];
 function checkedLocation(location: ModelLocation, field: string): ModelLocation {
   const parts = [location.pipelineName, location.energySource, location.featureGroup, location.modelName];
   if (
-    !OUTPUT_TYPES.includes(location.outputType) ||
+    !isOutputTypeName(location.outputType) ||
     parts.some((p) => typeof p !== "string" || p === "" || p.includes("/") || p.startsWith("."))
   )
     throw new InvalidInputError(field, `${BACKUP_MANIFEST}: bad model location ${JSON.stringify(location)}`);

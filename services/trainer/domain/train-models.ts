@@ -13,7 +13,13 @@ import type { DataTable } from "../../domain/data-table.js";
 import { assertEnergySource, componentsOf } from "../../domain/energy-sources.js";
 import { InvalidInputError } from "../../domain/errors.js";
 import { assertFeatureGroup, featuresOf } from "../../domain/feature-groups.js";
-import { assertPathSegment, type MetadataMachineSpec, type ModelGroup, type OutputTypeName } from "../../models/index.js";
+import {
+  assertPathSegment,
+  isOutputTypeName,
+  type MetadataMachineSpec,
+  type ModelGroup,
+  type OutputTypeName,
+} from "../../models/index.js";
 import { type FitOutcome, inThreadFitter } from "./fit-components.js";
 import { fitStartOrder, processFitDurations } from "./fit-durations.js";
 import { finishTrainer, fitTrainer, type NodeTypeData, type RunContext } from "./run-trainer.js";
@@ -70,7 +76,7 @@ export async function trainModels(request: TrainModelsRequest, deps: TrainModels
       : [...featuresOf(featureGroup)];
   if (features.length === 0)
     throw new InvalidInputError("feature_names", `feature group ${featureGroup} needs explicit feature names`);
-  if (request.outputType !== "AbsPower" && request.outputType !== "DynPower") {
+  if (!isOutputTypeName(request.outputType)) {
     throw new InvalidInputError("output_type", `expected AbsPower or DynPower, got ${String(request.outputType)}`);
   }
   const trainers = resolveTrainers(request.trainerNames);

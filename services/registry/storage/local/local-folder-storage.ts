@@ -6,8 +6,8 @@ import { dirname, join } from "node:path";
 import { ENERGY_SOURCE_COMPONENTS } from "../../../domain/energy-sources.js";
 import { InvalidInputError } from "../../../domain/errors.js";
 import type { DomainLogger } from "../../../kit/observe/logger.js";
-import type { ModelLocation } from "../../../models/index.js";
-import { groupPathOf, isModelTable, isSafeRelativePath, modelPathOf, OUTPUT_TYPE_NAMES } from "../model-layout.js";
+import { type ModelLocation, OUTPUT_TYPE_NAMES } from "../../../models/index.js";
+import { groupPathOf, isModelTable, isSafeRelativePath, modelPathOf } from "../model-layout.js";
 import type {
   ListedModel,
   ListedPipelineFile,

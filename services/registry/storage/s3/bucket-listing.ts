@@ -2,9 +2,9 @@
 // pipeline files (top-level files and the files of one folder below, e.g. profile/, report/). A model
 // with a committed publish (staged-publish.ts) is listed as that version, whatever the layout holds yet.
 import { energySourceOfLabel } from "../../../domain/energy-sources.js";
-import type { ModelLocation, OutputTypeName } from "../../../models/index.js";
+import { isOutputTypeName, type ModelLocation, type OutputTypeName } from "../../../models/index.js";
 import type { ObjectEntry } from "../../../object-store/index.js";
-import { isModelTable, isSafeRelativePath, OUTPUT_TYPE_NAMES } from "../model-layout.js";
+import { isModelTable, isSafeRelativePath } from "../model-layout.js";
 import type { ListedModel, ListedPipelineFile, StorageListing } from "../model-storage.js";
 import { pendingPublishes, STAGING_ROOT } from "./staged-publish.js";
 
@@ -29,7 +29,7 @@ export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
       continue;
     }
     // Models sit under the canonical source name (an alias folder such as intel_rapl/ is not read).
-    if (parts[1] !== energySource || parts.length !== 5 || !OUTPUT_TYPE_NAMES.includes(parts[2] as OutputTypeName)) continue;
+    if (parts[1] !== energySource || parts.length !== 5 || !isOutputTypeName(parts[2])) continue;
     const file = parts[4] as string;
     const kind = file.endsWith(".zip") ? "zip" : file.endsWith(".json") ? "sibling" : undefined;
     if (kind === undefined) continue;
@@ -72,12 +72,7 @@ export function listingOf(entries: readonly ObjectEntry[]): StorageListing {
 function locationOf(modelPath: string): ModelLocation | undefined {
   const parts = modelPath.split("/");
   const energySource = energySourceOfLabel(parts[1] ?? "");
-  if (
-    energySource === undefined ||
-    parts.length !== 5 ||
-    parts[1] !== energySource ||
-    !OUTPUT_TYPE_NAMES.includes(parts[2] as OutputTypeName)
-  )
+  if (energySource === undefined || parts.length !== 5 || parts[1] !== energySource || !isOutputTypeName(parts[2]))
     return undefined;
   if (!isSafeRelativePath(modelPath)) return undefined;
   const [pipelineName, , outputType, featureGroup, modelName] = parts as [string, string, OutputTypeName, string, string];
