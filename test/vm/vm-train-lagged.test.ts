@@ -1,33 +1,16 @@
 // vm-train's lagged features (on by default) on the Kepler-attribution test bed's answers: each trainer is
 // trained with and without `<feature>_lag1`, and the model published to the real registry is the one the
 // output names (lagged models carry the lag columns in their features, the others do not).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../services/kit/observe/logger.js";
-import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
+import { describe, expect, it } from "vitest";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { startRegistry } from "../../services/registry/main.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { ATTRIBUTION_SCENARIOS, generateAttributionRecording, UNSEEN_SIZE_VM } from "./support/kepler-attribution-testbed.js";
+import { useScratchRegistry } from "../support/scratch-registry.js";
 
-let dir = "";
-let registry: ServerHandle;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "vm-train-lagged-"));
-  registry = await startRegistry(
-    { host: "127.0.0.1", port: 0, modelPath: join(dir, "models"), rescanIntervalMs: 0, sourcePipelines: [] },
-    { logger: silentLogger() },
-  );
-});
-
-afterAll(async () => {
-  await registry?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const scratch = useScratchRegistry("vm-train-lagged-");
 
 /** The attribution bed's answers for `scenario`: seed 7, every 5 s for `trainSeconds` from 1.7e9 s, nothing held out. */
 const recordingOf = (scenario: (typeof ATTRIBUTION_SCENARIOS)[number], trainSeconds: number) =>
@@ -43,8 +26,8 @@ const recordingOf = (scenario: (typeof ATTRIBUTION_SCENARIOS)[number], trainSeco
 /** vm-train GuestOSOnly on the answers in <dir>/<answersFile>, publishing to the registry; it must succeed quietly. */
 async function vmTrain(answersFile: string, flags: readonly string[]): Promise<string> {
   const run = await runCliCaptured([
-    ...["vm-train", "--input", join(dir, answersFile), "--feature-groups", "GuestOSOnly"],
-    ...[...flags, "--registry-address", registry.address],
+    ...["vm-train", "--input", join(scratch.dir, answersFile), "--feature-groups", "GuestOSOnly"],
+    ...[...flags, "--registry-address", scratch.registry.address],
   ]);
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
@@ -53,7 +36,7 @@ async function vmTrain(answersFile: string, flags: readonly string[]): Promise<s
 
 /** The GuestOSOnly AbsPower models the registry holds in `pipelineName`. */
 async function publishedModels(pipelineName: string) {
-  const client = createRegistryClient(registry.address);
+  const client = createRegistryClient(scratch.registry.address);
   try {
     const request = { pipelineName, featureGroup: "GuestOSOnly", outputType: OutputType.OUTPUT_TYPE_ABS_POWER };
     return (await client.client.listModels(request)).models;
@@ -72,7 +55,7 @@ describe("vm-train's lagged features", () => {
         list.filter((s) => s.metric.vm_name !== UNSEEN_SIZE_VM && s.metric.instance !== `${UNSEEN_SIZE_VM}:9100`),
       ]),
     );
-    await writeFile(join(dir, "answers.json"), JSON.stringify(results));
+    await writeFile(join(scratch.dir, "answers.json"), JSON.stringify(results));
     const stdout = await vmTrain("answers.json", ["--trainers", "LinearRegressionTrainer,SGDRegressorTrainer"]);
     expect(stdout).toContain("6 of 6 models published to pipeline vm-kepler-0.10");
     // Kepler's sampling lags the guests' here: the lag lowers LinearRegression's test MAE at every size.
@@ -95,7 +78,7 @@ describe("vm-train's lagged features", () => {
 
   it("--host-context-cpus trains with the host-context features, which the published models take", async () => {
     const recording = recordingOf(ATTRIBUTION_SCENARIOS[1]!, 3600);
-    await writeFile(join(dir, "host-answers.json"), JSON.stringify(recording.results));
+    await writeFile(join(scratch.dir, "host-answers.json"), JSON.stringify(recording.results));
     const stdout = await vmTrain("host-answers.json", [
       ...["--trainers", "LinearRegressionTrainer", "--host-context-cpus", "96", "--pipeline", "vm-host-context"],
     ]);
