@@ -23,6 +23,7 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { buildTestArchive, publishTestArchive } from "../support/model-archives.js";
 import { timedClientError } from "../support/call-errors.js";
 import { bareEstimateRequest } from "../support/bare-estimate-request.js";
+import { linearModel } from "../support/estimate-requests.js";
 
 // The issue states this bound; a generous margin over the few milliseconds the check takes.
 const REFUSAL_BOUND_MS = 100;
@@ -42,20 +43,7 @@ beforeAll(async () => {
   });
   estimator = createEstimatorClient(addressOf("estimator"));
   registry = createRegistryClient(addressOf("registry"));
-  await publishTestArchive(
-    registry,
-    buildTestArchive({
-      pipelineName: "std",
-      energySource: "rapl-sysfs",
-      featureGroup: "BPFOnly",
-      trainerName: "LinearRegressionTrainer",
-      nodeType: 0,
-      features: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
-      scale: [4000, 50],
-      maeWatts: 5,
-      model: { kind: "linear", components: [30, 0, -5, 10].map((b) => ({ intercept: b, coefficients: [80, 2] })) },
-    }),
-  );
+  await publishTestArchive(registry, buildTestArchive(linearModel("LinearRegressionTrainer", 5, 30, "std")));
 });
 afterAll(async () => {
   estimator?.close();
