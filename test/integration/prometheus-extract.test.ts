@@ -20,43 +20,33 @@ import { ExtractorKind, TableLevel } from "../../services/generated/kepler/model
 import type { TableChunk } from "../../services/generated/kepler/model/v1/table.js";
 import { createPrometheusClient } from "../../services/prometheus/prometheus-client.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
-import {
-  COREMARK_WINDOW,
-  type PrometheusInstance,
-  type SavedResponseDocument,
-  savedResponseToOpenMetrics,
-  shiftToYesterday,
-  startPrometheus,
-  describeWithPrometheus,
-} from "../support/prometheus.js";
+import { COREMARK_WINDOW, type SavedResponseDocument, describeWithPrometheus } from "../support/prometheus.js";
+import { useCoremarkPrometheus } from "../support/coremark-prometheus.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
 const text = recordedResponseText("coremark");
 const saved = JSON.parse(text) as SavedResponseDocument;
-const SHIFT = shiftToYesterday();
+// Its lookback is 1s: backfilled series carry no staleness markers, and a container whose series ended would
+// otherwise be repeated for 5 minutes (its `command`-split series would then overlap).
+const coremark = useCoremarkPrometheus();
 
-let prometheus: PrometheusInstance;
 let server: ServerHandle;
 
 beforeAll(async () => {
-  // Lookback 1s: backfilled series carry no staleness markers, and a container whose series ended would
-  // otherwise be repeated for 5 minutes (its `command`-split series would then overlap).
-  prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta: "1s" });
   server = await startExtractor(
-    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [prometheus.baseUrl], workerThreads: 1 },
+    { host: "127.0.0.1", port: 0, prometheusTimeoutMs: 10_000, prometheusAllowlist: [coremark.baseUrl], workerThreads: 1 },
     { logger: silentLogger() },
   );
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  await prometheus?.stop();
 });
 
 const window = () => ({
-  baseUrl: prometheus.baseUrl,
-  startSeconds: FIRST + SHIFT,
-  endSeconds: LAST + SHIFT,
+  baseUrl: coremark.baseUrl,
+  startSeconds: FIRST + coremark.shiftSeconds,
+  endSeconds: LAST + coremark.shiftSeconds,
   stepSeconds: STEP_SECONDS,
   metricPrefix: "kepler_",
   thirdPartyMetrics: [],
@@ -66,7 +56,7 @@ const window = () => ({
 function expectSameTable(live: DataTable, inline: DataTable): void {
   expect(live.columnNames).toEqual(inline.columnNames);
   expect(live.rowCount).toBe(inline.rowCount);
-  expect(Array.from(live.timestamps, (t) => t - SHIFT)).toEqual(Array.from(inline.timestamps));
+  expect(Array.from(live.timestamps, (t) => t - coremark.shiftSeconds)).toEqual(Array.from(inline.timestamps));
   expect(Array.from(live.values)).toEqual(Array.from(inline.values));
   expect(live.rowIds).toEqual(inline.rowIds);
 }
@@ -106,14 +96,7 @@ describeWithPrometheus("extractor against a real Prometheus with backfilled core
       const chunks: TableChunk[] = [];
       const stream = peer.client.extractFromPrometheus({
         options,
-        window: {
-          baseUrl: prometheus.baseUrl,
-          startTimeSeconds: FIRST + SHIFT,
-          endTimeSeconds: LAST + SHIFT,
-          stepSeconds: STEP_SECONDS,
-          thirdPartyMetricNames: [],
-          metricPrefix: "",
-        },
+        window: coremark.liveWindow(),
       });
       for await (const message of stream) if (message.content?.$case === "chunk") chunks.push(message.content.value);
       const live = await collectChunks(chunks);
@@ -128,10 +111,20 @@ describeWithPrometheus("extractor against a real Prometheus with backfilled core
   });
 
   it("splits a long window into sub-ranges of at most N points and merges them without gaps or repeats", async () => {
-    const client = createPrometheusClient({ baseUrl: prometheus.baseUrl, timeoutMs: 10_000, maxPointsPerSeries: 50 });
-    const whole = createPrometheusClient({ baseUrl: prometheus.baseUrl, timeoutMs: 10_000 });
-    const split = await client.queryRange("kepler_node_package_joules_total", FIRST + SHIFT, LAST + SHIFT, STEP_SECONDS);
-    const single = await whole.queryRange("kepler_node_package_joules_total", FIRST + SHIFT, LAST + SHIFT, STEP_SECONDS);
+    const client = createPrometheusClient({ baseUrl: coremark.baseUrl, timeoutMs: 10_000, maxPointsPerSeries: 50 });
+    const whole = createPrometheusClient({ baseUrl: coremark.baseUrl, timeoutMs: 10_000 });
+    const split = await client.queryRange(
+      "kepler_node_package_joules_total",
+      FIRST + coremark.shiftSeconds,
+      LAST + coremark.shiftSeconds,
+      STEP_SECONDS,
+    );
+    const single = await whole.queryRange(
+      "kepler_node_package_joules_total",
+      FIRST + coremark.shiftSeconds,
+      LAST + coremark.shiftSeconds,
+      STEP_SECONDS,
+    );
     expect(split).toHaveLength(4);
     expect(split.map((series) => series.values.length)).toEqual([188, 188, 188, 188]);
     expect(split).toEqual(single);
@@ -150,11 +143,11 @@ describeWithPrometheus("extractor against a real Prometheus with backfilled core
       const argv = [
         "query",
         "--server",
-        prometheus.baseUrl,
+        coremark.baseUrl,
         "--start",
-        String(FIRST + SHIFT),
+        String(FIRST + coremark.shiftSeconds),
         "--end",
-        String(LAST + SHIFT),
+        String(LAST + coremark.shiftSeconds),
         "--out",
         out,
       ];
@@ -176,14 +169,7 @@ describeWithPrometheus("extractor against a real Prometheus with backfilled core
   it("QueryPrometheus streams the saved JSON and ListValidFeatureGroups reads a live window", async () => {
     const peer = createExtractorClient(server.address);
     try {
-      const liveWindow = {
-        baseUrl: prometheus.baseUrl,
-        startTimeSeconds: FIRST + SHIFT,
-        endTimeSeconds: LAST + SHIFT,
-        stepSeconds: STEP_SECONDS,
-        thirdPartyMetricNames: [],
-        metricPrefix: "",
-      };
+      const liveWindow = coremark.liveWindow();
       const parts: Uint8Array[] = [];
       let summary: { metrics: Array<{ metricName: string; sampleCount: number }>; responseSizeBytes: number } | undefined;
       for await (const message of peer.client.queryPrometheus({ window: liveWindow })) {
