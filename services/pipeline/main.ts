@@ -7,7 +7,8 @@ import { serviceServerOptions } from "../kit/transport/service-server.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import type { WithOverload } from "../kit/config/overload-config.js";
+import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
+import { processUploadBudget } from "../kit/calls/upload-budget.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { createTrainerClient } from "../trainer/client.js";
@@ -46,7 +47,12 @@ export async function startPipeline(
       services: [
         {
           definition: PipelineServiceDefinition,
-          implementation: createPipelineService({ peers, registry: clients.registry, online }),
+          implementation: createPipelineService({
+            peers,
+            registry: clients.registry,
+            online,
+            uploadBudget: processUploadBudget(overloadOf(config).uploadBudgetBytes),
+          }),
         },
       ],
     });

@@ -10,6 +10,7 @@ import type {
 } from "../generated/kepler/model/v1/pipeline_service.js";
 import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/registry_service.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
+import type { UploadBudget, UploadReservation } from "../kit/calls/upload-budget.js";
 import type { OnlinePipelines } from "./domain/online-pipelines.js";
 import { assertRunOptions } from "./domain/pipeline-options.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
@@ -32,16 +33,22 @@ export interface PipelineServiceDeps {
   readonly peers: PipelinePeers;
   readonly registry: PeerClient<typeof RegistryServiceDefinition>;
   readonly online: OnlinePipelines;
+  /** The process's upload budget: a recording sent inline holds its bytes there until its run ends. */
+  readonly uploadBudget: UploadBudget;
 }
 
-// The options, then the workload and idle response bytes (each concatenated; undefined when none came).
-async function readRunRequests(requests: AsyncIterable<RunPipelineRequest>) {
+// The options, then the workload and idle response bytes (each concatenated; undefined when none came),
+// their running size reserved in the upload budget (RESOURCE_EXHAUSTED with a retry hint past it).
+async function readRunRequests(requests: AsyncIterable<RunPipelineRequest>, reservation: UploadReservation) {
   let options: RunPipelineOptions | undefined;
   const workload: Buffer[] = [];
   const idle: Buffer[] = [];
   let index = 0;
+  let totalBytes = 0;
   for await (const request of requests) {
     const content = request.content;
+    if (content?.$case === "responseChunk" || content?.$case === "idleResponseChunk")
+      reservation.grow((totalBytes += content.value.byteLength));
     if (index === 0) {
       if (content?.$case !== "options")
         throw new InvalidInputError("requests[0].options", "the first message must carry the pipeline options");
@@ -66,28 +73,39 @@ async function readRunRequests(requests: AsyncIterable<RunPipelineRequest>) {
 
 /** The PipelineService implementation. */
 export function createPipelineService(deps: PipelineServiceDeps): PipelineServiceImplementation {
+  async function* runOnce(
+    { options, workload, idle }: Awaited<ReturnType<typeof readRunRequests>>,
+    context: CallContext,
+  ): AsyncGenerator<RunPipelineResponse> {
+    const field = "requests[0].options";
+    const runOptions = decodeRunOptions(
+      options,
+      decodeData(options, workload, field),
+      decodeIdleData(options, idle, field),
+      field,
+    );
+    yield* streamWhile<RunPipelineResponse>(async (push) =>
+      summaryMessage(
+        await measuredRun("once", () =>
+          runPipeline(runOptions, {
+            peers: deps.peers,
+            onProgress: (event) => push(progressMessage(event)),
+            onResult: (result) => push(resultMessage(result, runOptions.pipelineName)),
+            signal: context.signal,
+          }),
+        ),
+      ),
+    );
+  }
+
   return {
     async *runPipeline(requests: AsyncIterable<RunPipelineRequest>, context: CallContext): AsyncGenerator<RunPipelineResponse> {
-      const { options, workload, idle } = await readRunRequests(requests);
-      const field = "requests[0].options";
-      const runOptions = decodeRunOptions(
-        options,
-        decodeData(options, workload, field),
-        decodeIdleData(options, idle, field),
-        field,
-      );
-      yield* streamWhile<RunPipelineResponse>(async (push) =>
-        summaryMessage(
-          await measuredRun("once", () =>
-            runPipeline(runOptions, {
-              peers: deps.peers,
-              onProgress: (event) => push(progressMessage(event)),
-              onResult: (result) => push(resultMessage(result, runOptions.pipelineName)),
-              signal: context.signal,
-            }),
-          ),
-        ),
-      );
+      const reservation = deps.uploadBudget.reserve("this recording");
+      try {
+        yield* runOnce(await readRunRequests(requests, reservation), context);
+      } finally {
+        reservation.release();
+      }
     },
 
     async startOnlinePipeline(request) {

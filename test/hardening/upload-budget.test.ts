@@ -70,7 +70,10 @@ describe("six concurrent 250 MiB uploads under a 512 MiB limit", { skip: !exists
           outputType: OutputType.OUTPUT_TYPE_ABS_POWER,
         }),
       );
-    const expectedWatts = (await estimate()).powers;
+    const answer = await estimate();
+    expect(answer.modelName).toBe("LinearRegressionTrainer_0");
+    expect(answer.componentPowers.length).toBeGreaterThan(0);
+    const expectedWatts = answer.componentPowers;
     const beforeBytes = await peakResidentBytes(pid);
 
     const archives = Array.from({ length: UPLOADS }, (_, i) =>
@@ -110,7 +113,7 @@ describe("six concurrent 250 MiB uploads under a 512 MiB limit", { skip: !exists
       while (uploading) {
         const started = performance.now();
         try {
-          expect((await estimate()).powers).toEqual(expectedWatts);
+          expect((await estimate()).componentPowers).toEqual(expectedWatts);
           latenciesMs.push(performance.now() - started);
         } catch (error) {
           estimateErrors.push(error);
@@ -139,7 +142,7 @@ describe("six concurrent 250 MiB uploads under a 512 MiB limit", { skip: !exists
       expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
       expect(error.details).toMatch(/upload budget/);
       expect(error).toBeInstanceOf(RichClientError);
-      expect((error as RichClientError<RetryInfo>).extra).toEqual([
+      expect((error as InstanceType<typeof RichClientError>).extra).toEqual([
         RetryInfo.fromPartial({ retryDelay: { seconds: 5, nanos: 0 } }),
       ]);
     }
