@@ -151,11 +151,8 @@ export async function measureCoverageOverAllSplits(
   const results = new Map<string, Entry>();
   const rows = Array.from({ length: n }, (_, i) => i);
   for (const held of rows) {
-    const evaluation = tableAtRows(spec.table, [held]);
-    const training = tableAtRows(
-      spec.table,
-      rows.filter((row) => row !== held),
-    );
+    const evaluation = tableAtRows(spec.table, Uint32Array.of(held));
+    const training = tableAtRows(spec.table, Uint32Array.from(rows.filter((row) => row !== held)));
     for (const calibration of rows.filter((row) => row !== held)) {
       const calibrationTimestamps = [spec.table.timestamps[calibration]!];
       await scoreSplit({ ...spec, seeds: [] }, { evaluation, training, seed: 1, calibrationTimestamps }, results, skipped);
