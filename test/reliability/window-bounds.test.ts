@@ -1,42 +1,25 @@
 // Issue 17's window requests over real gRPC, against the extractor and the pipeline in one process
 // (the mesh launcher, temporary MODEL_PATH). Nothing listens at the Prometheus address: every request
 // here must be refused before anything is planned or contacted.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import type { PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/observe/logger.js";
-import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { clientError, drain } from "../support/call-errors.js";
+import { useE2eMesh } from "../support/e2e-mesh.js";
 
-const PORTS = Object.fromEntries(
-  ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
-);
-
-let dir: string;
-let mesh: MeshHandle;
+const mesh = useE2eMesh("window-bounds-", () => "http://127.0.0.1:1");
 let extractor: ReturnType<typeof createExtractorClient>;
 let pipeline: ReturnType<typeof createPipelineClient>;
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "window-bounds-"));
-  mesh = await startMesh({
-    logger: silentLogger(),
-    flags: { ...PORTS, "model-path": dir, "registry-rescan-ms": "0", "prometheus-allowlist": "http://127.0.0.1:1" },
-  });
-  const addressOf = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
-  extractor = createExtractorClient(addressOf("extractor"));
-  pipeline = createPipelineClient(addressOf("pipeline"));
+beforeAll(() => {
+  extractor = createExtractorClient(mesh.address("extractor"));
+  pipeline = createPipelineClient(mesh.address("pipeline"));
 });
-afterAll(async () => {
+afterAll(() => {
   extractor?.close();
   pipeline?.close();
-  await mesh?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 function window(extra: Partial<PrometheusWindow>): PrometheusWindow {

@@ -2,22 +2,14 @@
 // --prometheus-allowlist. Real mesh on 127.0.0.1; two local HTTP servers count every TCP connection,
 // so "refused before any connection" is observed, not assumed.
 import { createServer, type Server } from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExtractorClient } from "../../services/extractor/client.js";
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { ExtractorKind, type PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
-import { silentLogger } from "../../services/kit/observe/logger.js";
-import { type MeshHandle, startMesh } from "../../services/mesh/start-mesh.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
 import { clientError, drain } from "../support/call-errors.js";
-
-const PORTS = Object.fromEntries(
-  ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),
-);
+import { useE2eMesh } from "../support/e2e-mesh.js";
 
 interface CountingServer {
   readonly server: Server;
@@ -38,32 +30,27 @@ async function countingServer(handler: (url: string) => { status: number; locati
   return Object.assign(counting, { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
 }
 
-let dir: string;
-let mesh: MeshHandle;
 let trap: CountingServer;
 let redirector: CountingServer;
 let extractor: ReturnType<typeof createExtractorClient>;
 let pipeline: ReturnType<typeof createPipelineClient>;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "prometheus-allowlist-"));
   trap = await countingServer(() => ({ status: 200 }));
   // Allowed, but answers every request with a redirect to the trap, which is not allowed.
   redirector = await countingServer(() => ({ status: 302, location: `${trap.url}/elsewhere` }));
-  mesh = await startMesh({
-    logger: silentLogger(),
-    flags: { ...PORTS, "model-path": dir, "registry-rescan-ms": "0", "prometheus-allowlist": `${redirector.url}/prom` },
-  });
-  const addressOf = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
-  extractor = createExtractorClient(addressOf("extractor"));
-  pipeline = createPipelineClient(addressOf("pipeline"));
 });
 afterAll(async () => {
+  await Promise.all([trap, redirector].map(({ server }) => new Promise((resolve) => server?.close(resolve))));
+});
+const mesh = useE2eMesh("prometheus-allowlist-", () => `${redirector.url}/prom`);
+beforeAll(() => {
+  extractor = createExtractorClient(mesh.address("extractor"));
+  pipeline = createPipelineClient(mesh.address("pipeline"));
+});
+afterAll(() => {
   extractor?.close();
   pipeline?.close();
-  await mesh?.close();
-  await Promise.all([trap, redirector].map(({ server }) => new Promise((resolve) => server?.close(resolve))));
-  await rm(dir, { recursive: true, force: true });
 });
 
 const window = (baseUrl: string): PrometheusWindow => ({
