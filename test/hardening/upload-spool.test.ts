@@ -1,0 +1,197 @@
+// Server tests (issue 34): uploads are spooled to a temporary file in the model folder as they arrive and
+// reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). Past the budget a
+// PublishModel (by its announced size), an ImportPipeline (by its running size) and a RunPipeline
+// recording are refused with RESOURCE_EXHAUSTED and a RetryInfo hint; every failure removes the spooled
+// file and gives the bytes back; a spooled upload a kill left behind is removed on start.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClientError, Status, createChannel, createClientFactory } from "nice-grpc";
+import { RetryInfo, RichClientError, errorDetailsClientMiddleware } from "nice-grpc-error-details";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PipelineServiceDefinition, RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
+import {
+  type PublishModelRequest,
+  RegistryServiceDefinition,
+} from "../../services/generated/kepler/model/v1/registry_service.js";
+import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { silentLogger } from "../../services/kit/observe/logger.js";
+import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
+import { readPipelineConfig } from "../../services/pipeline/config.js";
+import { startPipeline } from "../../services/pipeline/main.js";
+import { startRegistry } from "../../services/registry/main.js";
+import { buildTestArchive } from "../support/model-archives.js";
+import { paddedModelArchive } from "../support/padded-model-archive.js";
+import { model } from "../support/seeded-registry.js";
+
+const KIB = 1024;
+const BUDGET_BYTES = 1024 * KIB;
+const clientFactory = createClientFactory().use(errorDetailsClientMiddleware);
+
+let dir: string;
+let modelPath: string;
+let registryHandle: ServerHandle;
+let pipelineHandle: ServerHandle;
+let channels: ReturnType<typeof createChannel>[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "upload-spool-"));
+  modelPath = join(dir, "models");
+  await mkdir(modelPath);
+  // A spooled upload a kill interrupted an hour ago, and one another registry on the folder writes now.
+  await writeFile(join(modelPath, ".upload.tmp-0ld0ne"), "partial");
+  await utimes(join(modelPath, ".upload.tmp-0ld0ne"), new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+  await writeFile(join(modelPath, ".upload.tmp-fresh1"), "partial");
+  registryHandle = await startRegistry(
+    { host: "127.0.0.1", port: 0, modelPath, rescanIntervalMs: 0, sourcePipelines: [], uploadBudgetBytes: BUDGET_BYTES },
+    { logger: silentLogger() },
+  );
+  // Its peers are never reached: the recording is refused while it is read.
+  pipelineHandle = await startPipeline(
+    {
+      ...readPipelineConfig({}),
+      host: "127.0.0.1",
+      port: 0,
+      registryAddress: registryHandle.address,
+      extractorAddress: "127.0.0.1:1",
+      isolatorAddress: "127.0.0.1:1",
+      trainerAddress: "127.0.0.1:1",
+      uploadBudgetBytes: BUDGET_BYTES,
+    },
+    { logger: silentLogger() },
+  );
+});
+
+afterAll(async () => {
+  for (const channel of channels) channel.close();
+  channels = [];
+  await pipelineHandle?.close();
+  await registryHandle?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function registry() {
+  const channel = createChannel(registryHandle.address);
+  channels.push(channel);
+  return clientFactory.create(RegistryServiceDefinition, channel);
+}
+
+const spooled = () => readdirSync(modelPath).filter((name) => name.startsWith(".upload"));
+
+async function refusal(call: Promise<unknown>): Promise<ClientError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ClientError);
+  return error as ClientError;
+}
+
+function expectBudgetRefusal(error: ClientError): void {
+  expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
+  expect(error.details).toMatch(/of 1048576 are free \(upload-budget-bytes\); retry later$/);
+  expect(error).toBeInstanceOf(RichClientError);
+  expect((error as InstanceType<typeof RichClientError>).extra).toEqual([
+    RetryInfo.fromPartial({ retryDelay: { seconds: 5, nanos: 0 } }),
+  ]);
+}
+
+// A PublishModel of `zip`'s pieces; `beforeLast` runs before the last piece is sent.
+async function* publishRequests(
+  nodeType: number,
+  pieces: Iterable<Buffer>,
+  sizeBytes: number,
+  beforeLast: () => Promise<void> = async () => {},
+): AsyncGenerator<PublishModelRequest> {
+  const { location } = buildTestArchive(model("LinearRegressionTrainer", nodeType, 5));
+  yield {
+    content: {
+      $case: "header",
+      value: {
+        location: { ...location, outputType: OutputType.OUTPUT_TYPE_ABS_POWER },
+        weightJson: "",
+        archiveSizeBytes: sizeBytes,
+        archiveSha256: "",
+      },
+    },
+  };
+  const all = [...pieces];
+  for (const [i, piece] of all.entries()) {
+    if (i === all.length - 1) await beforeLast();
+    yield { content: { $case: "archiveChunk", value: piece } };
+  }
+}
+
+function padded(nodeType: number, sizeBytes: number) {
+  return paddedModelArchive(buildTestArchive(model("LinearRegressionTrainer", nodeType, 5)).zip, sizeBytes);
+}
+
+describe("uploads spooled to disk within the upload budget", () => {
+  it("removed on start: a spooled upload older than the leftover age; a fresh one is kept", async () => {
+    expect(existsSync(join(modelPath, ".upload.tmp-0ld0ne"))).toBe(false);
+    expect(spooled()).toEqual([".upload.tmp-fresh1"]);
+    await rm(join(modelPath, ".upload.tmp-fresh1"));
+  });
+
+  it("an upload is written to a temporary file in the model folder as it arrives, removed once published", async () => {
+    const archive = padded(1, 900 * KIB);
+    let sizeWhileUploading = 0;
+    const response = await registry().publishModel(
+      publishRequests(1, archive.pieces(), archive.sizeBytes, async () => {
+        while (spooled().length === 0 || statSync(join(modelPath, spooled()[0]!)).size < 512 * KIB)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        sizeWhileUploading = statSync(join(modelPath, spooled()[0]!)).size;
+      }),
+    );
+    expect(response.metadata?.modelName).toBe("LinearRegressionTrainer_1");
+    expect(sizeWhileUploading).toBeGreaterThanOrEqual(512 * KIB);
+    expect(spooled()).toEqual([]);
+  });
+
+  it("PublishModel announcing more than the budget: RESOURCE_EXHAUSTED at its first chunk, nothing left", async () => {
+    const archive = padded(2, 2048 * KIB);
+    expectBudgetRefusal(await refusal(registry().publishModel(publishRequests(2, archive.pieces(), archive.sizeBytes))));
+    expect(spooled()).toEqual([]);
+  });
+
+  it("ImportPipeline without an announced size: RESOURCE_EXHAUSTED once its running size passes the budget", async () => {
+    async function* requests() {
+      yield {
+        content: { $case: "header" as const, value: { pipelineName: "big", serverPath: "", replace: false, force: false } },
+      };
+      for (let i = 0; i < 4; i++) yield { content: { $case: "archiveChunk" as const, value: Buffer.alloc(512 * KIB, i) } };
+    }
+    expectBudgetRefusal(await refusal(registry().importPipeline(requests())));
+    expect(spooled()).toEqual([]);
+  });
+
+  it("an archive refused by the zip checks on the file gives its bytes back: a budget-sized upload follows", async () => {
+    const notZip = Buffer.alloc(700 * KIB, 7);
+    const error = await refusal(registry().publishModel(publishRequests(3, [notZip], notZip.length)));
+    expect(Status[error.code]).toBe("INVALID_ARGUMENT");
+    expect(error.details).toBe("archive: not a ZIP archive (no end of central directory record)");
+    expect(spooled()).toEqual([]);
+    const archive = padded(3, BUDGET_BYTES);
+    expect((await registry().publishModel(publishRequests(3, archive.pieces(), archive.sizeBytes))).metadata?.modelName).toBe(
+      "LinearRegressionTrainer_3",
+    );
+  });
+
+  it("RunPipeline with a recording over the budget: RESOURCE_EXHAUSTED before any peer is called", async () => {
+    const channel = createChannel(pipelineHandle.address);
+    channels.push(channel);
+    const pipeline = clientFactory.create(PipelineServiceDefinition, channel);
+    const options = RunPipelineOptions.fromPartial({ pipelineName: "recorded", energySources: ["rapl-sysfs"] });
+    const run = pipeline.runPipeline(
+      (async function* () {
+        yield { content: { $case: "options" as const, value: options } };
+        for (let i = 0; i < 4; i++) yield { content: { $case: "responseChunk" as const, value: Buffer.alloc(512 * KIB, 32) } };
+      })(),
+    );
+    const drained = (async () => {
+      for await (const _ of run) void _;
+    })();
+    expectBudgetRefusal(await refusal(drained));
+  });
+});
