@@ -21,29 +21,15 @@ import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
 import { OUTPUT_TYPE_NAMES, type OutputTypeName } from "../../services/models/index.js";
-import { type Command, UsageError } from "../command.js";
+import type { Command } from "../command.js";
+import { booleanFlag, choiceFlag, listFlag, requiredFlag, textFlag } from "../flag-readers.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
 import { renderText, scoredRowsNotices } from "../report/evaluation-text.js";
 import type { ModelEvaluation, SkippedModel } from "../report/model-evaluation.js";
 
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
 export type Extractor = "default" | "smooth";
 export type Isolator = "none" | "min";
-
-const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
-const list = (flags: Flags, name: string): string[] =>
-  text(flags, name)
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-
-function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[], fallback: T): T {
-  const value = text(flags, name) || fallback;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, got "${value}"`);
-  return value as T;
-}
 
 /** The pipeline's metadata.json (extractor and isolator it was trained with), or {} when absent. */
 export async function readPipelineMetadata(modelPath: string, pipelineName: string): Promise<Record<string, unknown>> {
@@ -184,11 +170,9 @@ export const evaluateCommand: Command = {
     },
   ],
   async run({ flags, stdout, env }) {
-    const pipelineName = text(flags, "pipeline");
-    if (pipelineName === "") throw new UsageError("--pipeline is required");
-    const input = text(flags, "input");
-    if (input === "") throw new UsageError("--input is required");
-    const outputType = oneOf(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
+    const pipelineName = requiredFlag(flags, "pipeline");
+    const input = requiredFlag(flags, "input");
+    const outputType = choiceFlag(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
     const fromRegistry = flags[peerAddressKey("registry").flag] !== undefined;
     if (!fromRegistry) return evaluateIn(readConfig({ modelPath: modelPathKey }, env, flags).modelPath, input);
     const address = readConfig({ address: peerAddressKey("registry") }, env, flags).address;
@@ -198,16 +182,16 @@ export const evaluateCommand: Command = {
 
     async function evaluateIn(modelPath: string, input: string, where = join(modelPath, pipelineName)): Promise<number> {
       const metadata = await readPipelineMetadata(modelPath, pipelineName);
-      const extractor = oneOf(
+      const extractor = choiceFlag(
         flags,
         "extractor",
         ["default", "smooth"] as const,
         metadata.extractor === "smooth" ? "smooth" : "default",
       );
-      const isolator = oneOf(flags, "isolator", ["none", "min"] as const, metadata.isolator === "none" ? "none" : "min");
-      const sources = list(flags, "source").map((name) => assertEnergySource(name, "--source"));
-      const groups = list(flags, "feature-group");
-      const modelName = text(flags, "model");
+      const isolator = choiceFlag(flags, "isolator", ["none", "min"] as const, metadata.isolator === "none" ? "none" : "min");
+      const sources = listFlag(flags, "source").map((name) => assertEnergySource(name, "--source"));
+      const groups = listFlag(flags, "feature-group");
+      const modelName = textFlag(flags, "model") ?? "";
       const all = await listModelFolders(modelPath, pipelineName);
       const models = all.filter(
         (m) =>
@@ -221,7 +205,7 @@ export const evaluateCommand: Command = {
           `no ${outputType} model${modelName === "" ? "" : ` named ${modelName}`} matches in ${where} (it holds ${all.length} models)`,
         );
       const response = await readRecording(input);
-      const inSample = flags["in-sample"] === true;
+      const inSample = booleanFlag(flags, "in-sample");
       const { evaluations, skipped } = await evaluateModels(response, models, { extractor, isolator, inSample });
       const trainedIsolator = typeof metadata.isolator === "string" ? metadata.isolator : "";
       // The profile and trainer isolators need an idle recording or a registry; evaluate isolates in-process.
@@ -230,7 +214,7 @@ export const evaluateCommand: Command = {
           ? [`the pipeline was trained with the ${trainedIsolator} isolator; the recording is isolated with ${isolator}`]
           : [];
       notices.push(...scoredRowsNotices(evaluations));
-      if (flags.json === true) {
+      if (booleanFlag(flags, "json")) {
         const report = {
           pipelineName,
           input,

@@ -5,6 +5,7 @@ import { readConfig } from "../../services/kit/config/config-schema.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
+import { type Flags, textFlag } from "../flag-readers.js";
 import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../export-gate.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
@@ -13,10 +14,7 @@ import { rollbackModelCommand } from "./models-rollback.js";
 import { listBestModels, listModels, readModelFilters } from "./models-list.js";
 import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Registry = ReturnType<typeof createRegistryClient>["client"];
-
-const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
 
 async function importPipeline(
   registry: Registry,
@@ -27,7 +25,7 @@ async function importPipeline(
   if (path === undefined)
     throw new UsageError("models import needs a pipeline folder or zip, an https:// zip or an s3:// prefix");
   const source = await readImportSource(path, flags, env);
-  const name = text(flags, "pipeline") || source.name;
+  const name = textFlag(flags, "pipeline") ?? source.name;
   const bytes = Buffer.from(source.zip.buffer, source.zip.byteOffset, source.zip.byteLength);
   const response = await registry.importPipeline(
     (async function* () {
@@ -58,8 +56,8 @@ function threshold(flags: Flags, name: string, fallback: number): number {
 }
 
 function collectTime(flags: Flags): string {
-  const value = text(flags, "collect-date");
-  if (value === "") return "";
+  const value = textFlag(flags, "collect-date");
+  if (value === undefined) return "";
   const date = new Date(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(date.getTime()))
     throw new UsageError(`--collect-date: expected a date such as 2024-07-25 or an ISO 8601 time, got "${value}"`);
@@ -74,13 +72,13 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
     maxMae: threshold(flags, "max-mae", DEFAULT_MAX_MAE),
     acceptMape: flags["accept-mape"] === undefined ? undefined : threshold(flags, "accept-mape", 0),
     acceptMae: flags["accept-mae"] === undefined ? undefined : threshold(flags, "accept-mae", 0),
-    publisher: text(flags, "publisher"),
+    publisher: textFlag(flags, "publisher") ?? "",
     collectTime: collectTime(flags),
     exportTime: pythonTime(new Date()),
   };
   const chunks: Buffer[] = [];
   for await (const message of registry.exportPipeline({ pipelineName: pipeline })) chunks.push(message.archiveChunk);
-  const output = text(flags, "out") || `${pipeline}.zip`;
+  const output = textFlag(flags, "out") ?? `${pipeline}.zip`;
   const { archive, models } = gateExportedPipeline(Buffer.concat(chunks), options);
   await writeFile(output, archive);
   const dropped = models.filter((m) => m.droppedBecause !== undefined);

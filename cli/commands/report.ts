@@ -11,6 +11,7 @@ import { listModelFolders } from "../../services/models/list-model-folders.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
+import { booleanFlag, requiredFlag, textFlag } from "../flag-readers.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
 import { progressPrinter } from "../progress.js";
 import { collectReport } from "../report/collect-report.js";
@@ -18,9 +19,6 @@ import { type RenderedChart, renderSourceCharts } from "../report/report-charts.
 import { renderReportHtml } from "../report/report-html.js";
 import { predictionsCsv } from "../report/predictions-csv.js";
 import { readPipelineMetadata, readRecording } from "./evaluate.js";
-
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
-const text = (flags: Flags, name: string): string => (typeof flags[name] === "string" ? (flags[name] as string) : "");
 
 /** The report's HTML file name inside --out. */
 export const REPORT_HTML = "report.html";
@@ -62,18 +60,16 @@ export const reportCommand: Command = {
     },
   ],
   async run({ flags, stdout, stderr, env }) {
-    const pipelineName = text(flags, "pipeline");
-    if (pipelineName === "") throw new UsageError("--pipeline is required");
-    const input = text(flags, "input");
-    if (input === "") throw new UsageError("--input is required");
+    const pipelineName = requiredFlag(flags, "pipeline");
+    const input = requiredFlag(flags, "input");
     const fromRegistry = flags[peerAddressKey("registry").flag] !== undefined;
-    if (fromRegistry && text(flags, "out") === "") throw new UsageError("--out is required with --registry-address");
+    if (fromRegistry && textFlag(flags, "out") === undefined) throw new UsageError("--out is required with --registry-address");
     if (!fromRegistry) return reportIn(readConfig({ modelPath: modelPathKey }, env, flags).modelPath);
     const address = readConfig({ address: peerAddressKey("registry") }, env, flags).address;
     return withRegistryPipeline(address, commandConnection({ env, flags }), pipelineName, reportIn);
 
     async function reportIn(modelPath: string): Promise<number> {
-      const out = text(flags, "out") || join(modelPath, pipelineName, REPORT_FOLDER);
+      const out = textFlag(flags, "out") ?? join(modelPath, pipelineName, REPORT_FOLDER);
       const metadata = await readPipelineMetadata(modelPath, pipelineName);
       const models = (await listModelFolders(modelPath, pipelineName)).filter((m) => m.outputType === "AbsPower");
       if (models.length === 0) throw new Error(`no AbsPower model in ${join(modelPath, pipelineName)}`);
@@ -82,7 +78,7 @@ export const reportCommand: Command = {
       const response = await readRecording(input);
       const data = await collectReport(modelPath, pipelineName, input, response, models, {
         extractor: metadata.extractor === "smooth" ? "smooth" : "default",
-        inSample: flags["in-sample"] === true,
+        inSample: booleanFlag(flags, "in-sample"),
         onModel: (model, index) =>
           progress.show({
             stage: "evaluate",
