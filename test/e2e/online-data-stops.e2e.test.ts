@@ -17,16 +17,8 @@ import { type PipelineRunSummary, runPipeline } from "../../services/pipeline/do
 import { createGrpcPeers } from "../../services/pipeline/grpc-peers.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { createTrainerClient } from "../../services/trainer/client.js";
-import { recordedResponseText } from "../support/extractor-fixtures.js";
-import {
-  COREMARK_WINDOW,
-  type PrometheusInstance,
-  type SavedResponseDocument,
-  savedResponseToOpenMetrics,
-  shiftToYesterday,
-  startPrometheus,
-  describeWithPrometheus,
-} from "../support/prometheus.js";
+import { coremarkDocument, startBackfilledPrometheus } from "../support/backfilled-coremark.js";
+import { COREMARK_WINDOW, type PrometheusInstance, describeWithPrometheus, shiftToYesterday } from "../support/prometheus.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST } = COREMARK_WINDOW;
 // The data stops after STOP and resumes at RESUME (samples strictly between them are dropped).
@@ -43,10 +35,10 @@ let modelPath: string;
 const address = (name: string) => mesh.servers.find((server) => server.name === name)!.address;
 
 beforeAll(async () => {
-  const saved = JSON.parse(recordedResponseText("coremark")) as SavedResponseDocument;
+  const saved = coremarkDocument();
   for (const seriesList of Object.values(saved))
     for (const series of seriesList) series.values = series.values.filter(([t]) => t <= STOP || t >= RESUME);
-  prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta: "1s" });
+  prometheus = await startBackfilledPrometheus(saved, SHIFT, "1s");
   modelPath = await mkdtemp(join(tmpdir(), "online-stops-"));
   const ports = Object.fromEntries(
     ["registry", "estimator", "pipeline", "extractor", "isolator", "trainer"].map((name) => [`${name}-port`, "0"]),

@@ -10,20 +10,18 @@ import type { DataTable } from "../../services/domain/data-table.js";
 import { parsePrometheusResponse } from "../../services/domain/prometheus-response.js";
 import { type ExtractOptions, extract } from "../../services/extractor/domain/extract.js";
 import { readPrometheusWindow } from "../../services/extractor/domain/read-prometheus-window.js";
-import { recordedResponseText } from "../support/extractor-fixtures.js";
+import { coremarkDocument, startBackfilledPrometheus } from "../support/backfilled-coremark.js";
 import {
   COREMARK_WINDOW,
   type PrometheusInstance,
-  type SavedResponseDocument,
-  savedResponseToOpenMetrics,
-  shiftToYesterday,
-  startPrometheus,
   PROMETHEUS_TOOLS,
+  type SavedResponseDocument,
+  shiftToYesterday,
 } from "../support/prometheus.js";
 import { needs } from "../support/system-tools.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST, last: LAST } = COREMARK_WINDOW;
-const saved = JSON.parse(recordedResponseText("coremark")) as SavedResponseDocument;
+const saved = coremarkDocument();
 const SHIFT = shiftToYesterday();
 const live = needs(...PROMETHEUS_TOOLS); // a live Prometheus, or the suites are skipped naming the package
 
@@ -59,7 +57,7 @@ for (const [lookbackDelta, lookbackSeconds] of [
     const expected = parsePrometheusResponse(JSON.stringify(withLookback(saved, lookbackSeconds)));
     let prometheus: PrometheusInstance;
     beforeAll(async () => {
-      prometheus = await startPrometheus({ backfillOpenMetrics: savedResponseToOpenMetrics(saved, SHIFT), lookbackDelta });
+      prometheus = await startBackfilledPrometheus(saved, SHIFT, lookbackDelta);
     }, 120_000);
     afterAll(async () => {
       await prometheus?.stop();

@@ -2,15 +2,8 @@
 // to yesterday, and what that recording holds (its sources, valid feature groups and machine).
 import { afterAll, beforeAll } from "vitest";
 import type { PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
-import { recordedResponseText } from "./extractor-fixtures.js";
-import {
-  COREMARK_WINDOW,
-  type PrometheusInstance,
-  type SavedResponseDocument,
-  savedResponseToOpenMetrics,
-  shiftToYesterday,
-  startPrometheus,
-} from "./prometheus.js";
+import { coremarkDocument, startBackfilledPrometheus } from "./backfilled-coremark.js";
+import { COREMARK_WINDOW, type PrometheusInstance, shiftToYesterday } from "./prometheus.js";
 
 export const COREMARK_SOURCES = ["rapl-sysfs", "acpi"] as const;
 /** Valid for the coremark recording (reference counts.json: valid_groups). */
@@ -38,10 +31,8 @@ export function useCoremarkPrometheus(): CoremarkPrometheus {
   const shiftSeconds = shiftToYesterday();
   let prometheus: PrometheusInstance | undefined;
   beforeAll(async () => {
-    const saved = JSON.parse(recordedResponseText("coremark")) as SavedResponseDocument;
     // Lookback 1s: backfilled series carry no staleness markers (see test/integration/prometheus-extract).
-    const backfillOpenMetrics = savedResponseToOpenMetrics(saved, shiftSeconds);
-    prometheus = await startPrometheus({ backfillOpenMetrics, lookbackDelta: "1s" });
+    prometheus = await startBackfilledPrometheus(coremarkDocument(), shiftSeconds, "1s");
   }, 120_000);
   afterAll(async () => {
     await prometheus?.stop();
