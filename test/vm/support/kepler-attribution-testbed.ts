@@ -15,6 +15,8 @@ import {
   ZONES,
   type Zone,
 } from "../../support/vm-testbed.js";
+// mulberry32, as the first test bed: the RAPL noise.
+import { random } from "../../support/vm-workloads.js";
 import type { QuerySeries, VmQueryResults } from "../../../services/vm-power/training/vm-training-table.js";
 import type { HostContextSeries } from "../../../services/vm-power/index.js";
 import { guestQueryResults } from "./guest-query-results.js";
@@ -88,18 +90,6 @@ export interface AttributionRecording {
   readonly hosts: Map<string, HostContextSeries>;
   /** Kepler's attributed watts per VM and zone per step (index i: (t_{i-1}, t_i]; NaN at 0). */
   readonly keplerWatts: Map<string, Record<Zone, Float64Array>>;
-}
-
-// mulberry32 (as the first test bed), for the RAPL noise.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Per step of one tenant: busy CPUs on the host (vCPU threads + vhost), memory traffic in GB/s. */
