@@ -4,6 +4,7 @@
 // through the call pipeline (auth, metrics, logging; failures answered from the error table).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorKindOf, isRefusal } from "../kit/calls/error-table.js";
+import type { UploadBudget } from "../kit/calls/upload-budget.js";
 import { readRequestBody } from "../kit/transport/http-request-body.js";
 import { sendHttp, sendJson } from "../kit/transport/http-response.js";
 import type { HttpRoute } from "../kit/transport/http-routes.js";
@@ -24,8 +25,20 @@ import { BROWSER_PAGE_HEADERS } from "./browser-page-headers.js";
 /** Largest POST /model body (Kepler's is about 400 bytes). */
 export const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
 
-async function postModel(store: ModelCatalogue, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const text = (await readRequestBody(request, MODEL_REQUEST_LIMIT_BYTES)).toString("utf8");
+async function postModel(
+  store: ModelCatalogue,
+  budget: UploadBudget,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const reservation = budget.reserve("this request");
+  let text: string;
+  try {
+    text = (await readRequestBody(request, MODEL_REQUEST_LIMIT_BYTES, reservation)).toString("utf8");
+  } finally {
+    // Parsed text is small beside the body's buffer, which is garbage once decoded.
+    reservation.release();
+  }
   const parsed = parseModelRequest(text);
   let selected: ReturnType<typeof selectModel>;
   try {
@@ -72,9 +85,10 @@ async function getBrowserPage(store: ModelCatalogue, path: string, response: Ser
 }
 
 /** The registry's HTTP routes over its model store. */
-export function registryHttpRoutes(store: ModelCatalogue): HttpRoute[] {
+/** The routes; `budget` is the process's upload budget POST /model bodies are read within. */
+export function registryHttpRoutes(store: ModelCatalogue, budget: UploadBudget): HttpRoute[] {
   return [
-    { method: "POST", path: "/model", handle: (request, response) => postModel(store, request, response) },
+    { method: "POST", path: "/model", handle: (request, response) => postModel(store, budget, request, response) },
     { method: "GET", path: "/best-models", handle: (_request, response, url) => getBestModels(store, url, response) },
     {
       method: "GET",

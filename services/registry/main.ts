@@ -73,22 +73,19 @@ export async function startRegistry(
   );
   const poller = replica === undefined ? undefined : await startPolling(replica, catalogue, config.modelStorePollMs, logger);
   measureStore(catalogue);
+  const uploadBudget = processUploadBudget(overloadOf(config).uploadBudgetBytes);
   const handle = await startGrpcServer({
     ...serviceServerOptions("registry", config, deps.logger),
     services: [
       {
         definition: RegistryServiceDefinition,
         implementation: createRegistryService(catalogue, {
-          spooling: {
-            maxBytes: config.maxUploadBytes,
-            budget: processUploadBudget(overloadOf(config).uploadBudgetBytes),
-            folder: config.modelPath,
-          },
+          spooling: { maxBytes: config.maxUploadBytes, budget: uploadBudget, folder: config.modelPath },
         }),
       },
     ],
     http: {
-      routes: registryHttpRoutes(catalogue),
+      routes: registryHttpRoutes(catalogue, uploadBudget),
       headersTimeoutMs: config.httpHeadersTimeoutMs,
       requestTimeoutMs: config.httpRequestTimeoutMs,
     },
