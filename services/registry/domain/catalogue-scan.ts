@@ -72,3 +72,25 @@ export async function scanStorage(storage: ModelStorage, context: ScanContext): 
   }
   return { entries, pipelines };
 }
+
+/**
+ * Makes a view read while the catalogue kept publishing and removing agree with those writes: a model
+ * published or replaced during the scan (its entry differs from `before`, the entries when the scan
+ * started) is kept with its pipeline, one removed during it stays removed. Without this, a publish that
+ * ended while a rescan was listing the storage would vanish until the next rescan, and a removal come back.
+ */
+export function keepWritesDuringScan(
+  view: CatalogueView,
+  before: ReadonlyMap<string, CatalogueEntry>,
+  now: { entries: ReadonlyMap<string, CatalogueEntry>; pipelines: ReadonlyMap<string, PipelineState> },
+): CatalogueView {
+  for (const [key, entry] of now.entries) {
+    if (before.get(key) === entry) continue;
+    view.entries.set(key, entry);
+    const pipelineName = entry.model.location.pipelineName;
+    const state = now.pipelines.get(pipelineName);
+    if (!view.pipelines.has(pipelineName) && state !== undefined) view.pipelines.set(pipelineName, state);
+  }
+  for (const key of before.keys()) if (!now.entries.has(key)) view.entries.delete(key);
+  return view;
+}

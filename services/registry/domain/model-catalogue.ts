@@ -16,7 +16,7 @@ import { NodeTypeIndex, type NodeSpec } from "../../node-types/index.js";
 import { NODE_TYPE_INDEX_FILE, PIPELINE_METADATA_FILE } from "../storage/model-layout.js";
 import type { ModelStorage, WriteStep } from "../storage/model-storage.js";
 import type { ModelCatalogueDeps, WriteOptions } from "./catalogue-deps.js";
-import { type CatalogueEntry, scanStorage } from "./catalogue-scan.js";
+import { type CatalogueEntry, keepWritesDuringScan, scanStorage } from "./catalogue-scan.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { type ModelEventKind, ModelEventHub } from "./model-events.js";
 import { modelTableFileName, renderModelTable } from "./model-table.js";
@@ -61,13 +61,10 @@ export class ModelCatalogue {
   }
 
   private async scan(initial: boolean): Promise<void> {
-    const { logger } = this.deps;
-    const view = await scanStorage(this.storage, {
-      logger,
-      zipLimits: this.zipLimits,
-      known: this.entries,
-      unservable: this.unservable,
-    });
+    const atStart = new Map(this.entries);
+    const context = { logger: this.deps.logger, zipLimits: this.zipLimits, known: atStart, unservable: this.unservable };
+    const scanned = await scanStorage(this.storage, context);
+    const view = keepWritesDuringScan(scanned, atStart, { entries: this.entries, pipelines: this.pipelineStates });
     const previous = this.entries;
     this.entries = view.entries;
     this.pipelineStates = view.pipelines;
