@@ -71,7 +71,7 @@ export async function ensureDefaultModels(options: DefaultModelsOptions): Promis
   const pipeline = createPipelineClient(options.pipelineAddress, options.connection);
   const signal = options.signal;
   try {
-    const removed = await removeUnfinishedDefaultTraining(registry.client, DEFAULT_PIPELINE_OPTIONS.pipelineName, signal);
+    const removed = await removeUnfinishedDefaultTraining(registry.client, DEFAULT_PIPELINE_OPTIONS, signal);
     const existing = await registry.client.listModels({ pageSize: 1 }, { signal });
     if (existing.models.length > 0) return { status: "skipped", existingModelCount: existing.models.length };
     options.onEmpty?.(removed);
