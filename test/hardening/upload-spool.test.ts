@@ -4,6 +4,7 @@
 // recording are refused with RESOURCE_EXHAUSTED and a RetryInfo hint; every failure removes the spooled
 // file and gives the bytes back; a spooled upload a kill left behind is removed on start.
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import {
   RegistryServiceDefinition,
 } from "../../services/generated/kepler/model/v1/registry_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { processUploadBudget } from "../../services/kit/calls/upload-budget.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { readPipelineConfig } from "../../services/pipeline/config.js";
@@ -176,6 +178,36 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect((await registry().publishModel(publishRequests(3, archive.pieces(), archive.sizeBytes))).metadata?.modelName).toBe(
       "LinearRegressionTrainer_3",
     );
+  });
+
+  it("POST /model bodies are read within the budget: one past what another holds gets HTTP 429 with Retry-After", async () => {
+    const post = () =>
+      httpRequest(`http://${registryHandle.address}/model`, { method: "POST", headers: { "content-type": "application/json" } });
+    const holding = post();
+    const held = new Promise<number>((resolve, reject) => {
+      holding.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      holding.on("error", reject);
+    });
+    // 700 KiB sent, the body not ended: the registry holds them while it waits for the rest.
+    holding.write(Buffer.alloc(700 * KIB, 32));
+    const budget = processUploadBudget(BUDGET_BYTES);
+    while (budget.inFlightBytes < 700 * KIB) await new Promise((resolve) => setTimeout(resolve, 10));
+    const refused = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+      const second = post();
+      second.on("response", (response) => {
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] });
+      });
+      second.on("error", reject);
+      second.end(Buffer.alloc(700 * KIB, 32));
+    });
+    expect(refused).toEqual({ status: 429, retryAfter: "5" });
+    holding.end("{}");
+    // The held body completes and is answered as a request (here a bad one: no features), not refused.
+    expect(await held).toBe(400);
   });
 
   it("RunPipeline with a recording over the budget: RESOURCE_EXHAUSTED before any peer is called", async () => {
