@@ -2,25 +2,14 @@
 // (the mesh launcher, temporary MODEL_PATH). Nothing listens at the Prometheus address: every request
 // here must be refused before anything is planned or contacted.
 import { Status } from "nice-grpc";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createExtractorClient } from "../../services/extractor/client.js";
+import { describe, expect, it } from "vitest";
 import type { PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
-import { createPipelineClient } from "../../services/pipeline/client.js";
 import { clientError, drain } from "../support/call-errors.js";
 import { useE2eMesh } from "../support/e2e-mesh.js";
+import { useExtractorAndPipeline } from "../support/mesh-clients.js";
 
 const mesh = useE2eMesh("window-bounds-", () => "http://127.0.0.1:1");
-let extractor: ReturnType<typeof createExtractorClient>;
-let pipeline: ReturnType<typeof createPipelineClient>;
-
-beforeAll(() => {
-  extractor = createExtractorClient(mesh.address("extractor"));
-  pipeline = createPipelineClient(mesh.address("pipeline"));
-});
-afterAll(() => {
-  extractor?.close();
-  pipeline?.close();
-});
+const clients = useExtractorAndPipeline(mesh);
 
 function window(extra: Partial<PrometheusWindow>): PrometheusWindow {
   return {
@@ -36,7 +25,7 @@ function window(extra: Partial<PrometheusWindow>): PrometheusWindow {
 
 /** StartOnlinePipeline of a BPFOnly rapl-sysfs LinearRegression pipeline over `window(windowFields)`. */
 const startOnline = (windowFields: Partial<PrometheusWindow>, intervalSeconds: number, lookbackSeconds: number) =>
-  pipeline.client.startOnlinePipeline({
+  clients.pipeline.client.startOnlinePipeline({
     options: {
       pipelineName: "bounds_online",
       energySources: ["rapl-sysfs"],
@@ -50,21 +39,23 @@ const startOnline = (windowFields: Partial<PrometheusWindow>, intervalSeconds: n
 
 describe("windows, steps and intervals", () => {
   it("refuses QueryPrometheus with a 1e-6 s step (it once precomputed 90.9 M sub-ranges)", async () => {
-    const error = await clientError(() => drain(extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })));
+    const error = await clientError(() =>
+      drain(clients.extractor.client.queryPrometheus({ window: window({ stepSeconds: 1e-6 }) })),
+    );
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
     expect(error.details).toBe("window.step_seconds: must be at least 0.001 s, got 0.000001");
   });
 
   it("refuses a window of more points than 256 query_range requests can carry", async () => {
     const long = window({ startTimeSeconds: 1_700_000_000, endTimeSeconds: 1_700_000_000 + 40 * 86_400, stepSeconds: 1 });
-    const error = await clientError(() => drain(extractor.client.queryPrometheus({ window: long })));
+    const error = await clientError(() => drain(clients.extractor.client.queryPrometheus({ window: long })));
     expect(error.code).toBe(Status.INVALID_ARGUMENT);
     expect(error.details).toBe(
       "window: 3456000 s at a 1 s step is 3456001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
     );
     const extract = await clientError(() =>
       drain(
-        extractor.client.extractFromPrometheus({
+        clients.extractor.client.extractFromPrometheus({
           window: long,
           options: {
             energySource: "rapl-sysfs",
@@ -101,7 +92,7 @@ describe("windows, steps and intervals", () => {
     expect(error.details).toBe(
       "options.window: 604800 s at a 0.1 s step is 6048001 points per series; at most 2816000 (256 queries of 11000): shorten the window or raise the step",
     );
-    const { onlinePipelines } = await pipeline.client.listPipelines({});
+    const { onlinePipelines } = await clients.pipeline.client.listPipelines({});
     expect(onlinePipelines).toEqual([]);
   });
 });

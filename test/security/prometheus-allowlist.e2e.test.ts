@@ -4,12 +4,11 @@
 import { createServer, type Server } from "node:http";
 import { Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createExtractorClient } from "../../services/extractor/client.js";
 import { RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import { ExtractorKind, type PrometheusWindow } from "../../services/generated/kepler/model/v1/types.js";
-import { createPipelineClient } from "../../services/pipeline/client.js";
 import { clientError, drain } from "../support/call-errors.js";
 import { useE2eMesh } from "../support/e2e-mesh.js";
+import { useExtractorAndPipeline } from "../support/mesh-clients.js";
 
 interface CountingServer {
   readonly server: Server;
@@ -32,8 +31,6 @@ async function countingServer(handler: (url: string) => { status: number; locati
 
 let trap: CountingServer;
 let redirector: CountingServer;
-let extractor: ReturnType<typeof createExtractorClient>;
-let pipeline: ReturnType<typeof createPipelineClient>;
 
 beforeAll(async () => {
   trap = await countingServer(() => ({ status: 200 }));
@@ -44,14 +41,7 @@ afterAll(async () => {
   await Promise.all([trap, redirector].map(({ server }) => new Promise((resolve) => server?.close(resolve))));
 });
 const mesh = useE2eMesh("prometheus-allowlist-", () => `${redirector.url}/prom`);
-beforeAll(() => {
-  extractor = createExtractorClient(mesh.address("extractor"));
-  pipeline = createPipelineClient(mesh.address("pipeline"));
-});
-afterAll(() => {
-  extractor?.close();
-  pipeline?.close();
-});
+const clients = useExtractorAndPipeline(mesh);
 
 const window = (baseUrl: string): PrometheusWindow => ({
   baseUrl,
@@ -87,17 +77,19 @@ describe("Prometheus URL allowlist", () => {
       ["http://169.254.169.254/latest/meta-data/", "http://169.254.169.254:80/latest/meta-data"],
     ];
     for (const [url, shown] of hostile) {
-      expect(await refusal(() => drain(extractor.client.queryPrometheus({ window: window(url!) })))).toEqual({
+      expect(await refusal(() => drain(clients.extractor.client.queryPrometheus({ window: window(url!) })))).toEqual({
         code: Status.INVALID_ARGUMENT,
         details: notAllowed("window.base_url", shown!),
       });
       expect(
-        await refusal(() => drain(extractor.client.extractFromPrometheus({ options: extractOptions, window: window(url!) }))),
+        await refusal(() =>
+          drain(clients.extractor.client.extractFromPrometheus({ options: extractOptions, window: window(url!) })),
+        ),
       ).toEqual({ code: Status.INVALID_ARGUMENT, details: notAllowed("window.base_url", shown!) });
       const listOptions = { useVmMetrics: false, thirdPartyMetricNames: [], window: window(url!) };
       expect(
         await refusal(() =>
-          extractor.client.listValidFeatureGroups(
+          clients.extractor.client.listValidFeatureGroups(
             (async function* () {
               yield { content: { $case: "options" as const, value: listOptions } };
             })(),
@@ -115,7 +107,7 @@ describe("Prometheus URL allowlist", () => {
       "http://127.0.0.1:9090@evil.example/",
       `http://u:p@${redirector.url.slice(7)}/prom`,
     ]) {
-      expect(await refusal(() => drain(extractor.client.queryPrometheus({ window: window(url) })))).toEqual({
+      expect(await refusal(() => drain(clients.extractor.client.queryPrometheus({ window: window(url) })))).toEqual({
         code: Status.INVALID_ARGUMENT,
         details: `window.base_url: "${url}" must not carry user info (user@host)`,
       });
@@ -132,7 +124,7 @@ describe("Prometheus URL allowlist", () => {
       absTrainerNames: ["LinearRegressionTrainer"],
       window: window("http://169.254.169.254/"),
     });
-    const run = pipeline.client.runPipeline(
+    const run = clients.pipeline.client.runPipeline(
       (async function* () {
         yield { content: { $case: "options" as const, value: options } };
       })(),
@@ -144,7 +136,9 @@ describe("Prometheus URL allowlist", () => {
   });
 
   it("an allowed URL is fetched, but its redirect to a host outside the list is not followed", async () => {
-    const error = await refusal(() => drain(extractor.client.queryPrometheus({ window: window(`${redirector.url}/prom`) })));
+    const error = await refusal(() =>
+      drain(clients.extractor.client.queryPrometheus({ window: window(`${redirector.url}/prom`) })),
+    );
     expect(error.code).toBe(Status.UNAVAILABLE);
     expect(error.details).toBe(
       `prometheus: ${redirector.url}/prom/api/v1/label/__name__/values answered HTTP 302 (redirect to ${trap.url}/elsewhere); redirects are not followed, name the final URL`,
