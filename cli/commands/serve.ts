@@ -2,7 +2,7 @@ import type { ConfigKey } from "../../services/kit/config/config-schema.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
 import { versionLine } from "../../services/domain/build-info.js";
-import { setCallMetrics, startMetricsServer } from "../../services/kit/observe/metrics.js";
+import { startMetricsServer } from "../../services/kit/observe/metrics.js";
 import { createMetricsAuthorizer } from "../../services/kit/observe/metrics-auth.js";
 import { otlpTracesEndpoint, startTracing } from "../../services/kit/observe/tracing.js";
 import { modelPathKey } from "../../services/kit/config/model-path-key.js";
@@ -117,9 +117,11 @@ export const serveCommand: Command = {
     const logger = createLogger({ level: logConfig.level, format: logConfig.format as "json" | "pretty" | "auto" });
     const authorizeMetrics = createMetricsAuthorizer(metricsTokensFile, logger);
 
-    // Tracing is on only with an OTLP endpoint; servers started below then trace every call.
+    // Tracing is on only with an OTLP endpoint; servers started below then trace every call. Calls are
+    // measured unless the metrics endpoint is off (--metrics-port -1).
     const tracesEndpoint = otlpTracesEndpoint(otlpEndpoint, env);
     const stopTracing = tracesEndpoint === "" ? undefined : await startTracing({ endpoint: tracesEndpoint });
+    const observation = { measure: metricsPort >= 0, trace: stopTracing !== undefined };
 
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
     const abort = new AbortController();
@@ -129,13 +131,13 @@ export const serveCommand: Command = {
       env,
       flags,
       logger,
+      observation,
       defaultModels,
       onDefaultModelsStart: (removed) => printer.start(removed),
       onDefaultModelsEvent: (event) => printer.event(event),
       signal: abort.signal,
     });
     // One /metrics endpoint for every service of this process (started first: it also shows the training).
-    setCallMetrics(metricsPort >= 0);
     // Fail fast: a listener that cannot start (gRPC, HTTP, metrics, socket) stops everything already
     // started and fails the command (exit 1, one line naming the listener and its address), so a
     // half-started process never looks alive to probes.

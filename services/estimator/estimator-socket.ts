@@ -12,6 +12,7 @@ import type { CallPipeline } from "../kit/calls/call-pipeline.js";
 import type { AdmissionPolicy } from "../kit/calls/admission.js";
 import { createCallPipeline } from "../kit/calls/create-call-pipeline.js";
 import { InboundCall } from "../kit/calls/inbound-call.js";
+import type { CallObservation } from "../kit/observe/call-observation.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { listenFailure } from "../kit/transport/listen-failure.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
@@ -30,6 +31,8 @@ export interface EstimatorSocketOptions {
   limits?: Partial<EstimatorSocketLimits>;
   /** Admission shared with the estimator's gRPC server (its priority slots); default: every request admitted. */
   admission?: AdmissionPolicy;
+  /** Whether calls are measured and traced, as on the gRPC server; default: measured, not traced. */
+  observation?: CallObservation;
 }
 
 // A socket request as the call pipeline sees it: open (Kepler sends no token), no headers.
@@ -98,6 +101,7 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     service: "estimator",
     logger,
     admission: options.admission,
+    observation: options.observation,
     deadline: {
       ms: limits.estimateDeadlineMs,
       expired: (ms) => new UnavailableError("estimator", `no estimate within ${ms} ms (model registry slow or unreachable)`),

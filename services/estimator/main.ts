@@ -4,12 +4,11 @@ import { InvalidInputError } from "../domain/errors.js";
 import { EstimatorServiceDefinition } from "../generated/kepler/model/v1/estimator_service.js";
 import { type GrpcServerHandle, type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions } from "../kit/transport/service-server.js";
-import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import { type WithOverload, overloadOf } from "../kit/config/overload-config.js";
 import { createAdmissionPolicy } from "../kit/calls/admission.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import { discoverMachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -60,8 +59,7 @@ type OptionalKey =
   "modelCacheEntries" | "intervalCoveragePercent" | "socketMaxConnections" | "socketRequestDeadlineMs" | "modelPublicKeysFile";
 
 /** Optional settings tests use to shorten the socket's limits. */
-export interface EstimatorDeps {
-  logger: Logger;
+export interface EstimatorDeps extends ServiceDeps {
   socketLimits?: Partial<EstimatorSocketLimits>;
 }
 
@@ -112,7 +110,7 @@ export async function startEstimator(
   const admission = createAdmissionPolicy(overload);
   try {
     grpc = await startGrpcServer({
-      ...serviceServerOptions("estimator", config, deps.logger),
+      ...serviceServerOptions("estimator", config, deps),
       serving: isReady(),
       overload,
       admission,
@@ -135,6 +133,7 @@ export async function startEstimator(
           ...deps.socketLimits,
         },
         admission,
+        observation: deps.observation,
       });
     }
   } catch (error) {

@@ -1,10 +1,9 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
-import type { Logger } from "../kit/observe/logger.js";
 import type { WithSecurity } from "../kit/security/security-config.js";
 import type { WithOverload } from "../kit/config/overload-config.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { type ExtractorConfig, extractorConfigSchema, readExtractorConfig } from "./config.js";
 import { createExtractRunner } from "./extract-pool.js";
 import { createExtractorService } from "./server.js";
@@ -13,13 +12,13 @@ import { createAllowlist } from "../prometheus/url-allowlist.js";
 /** Starts the extractor gRPC server. */
 export async function startExtractor(
   config: WithOverload<WithSecurity<ExtractorConfig>>,
-  deps: { logger: Logger },
+  deps: ServiceDeps,
 ): Promise<ServerHandle> {
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const runner = createExtractRunner(config.workerThreads);
   return startServiceServer(
     {
-      ...serviceServerOptions("extractor", config, deps.logger),
+      ...serviceServerOptions("extractor", config, deps),
       services: [
         {
           definition: ExtractorServiceDefinition,

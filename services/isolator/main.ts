@@ -1,11 +1,10 @@
 import { IsolatorServiceDefinition } from "../generated/kepler/model/v1/isolator_service.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
-import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import type { WithOverload } from "../kit/config/overload-config.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type IsolatorConfig, isolatorConfigSchema, readIsolatorConfig } from "./config.js";
@@ -16,7 +15,7 @@ import { createIsolatorService } from "./server.js";
 /** Starts the isolator gRPC server; its peer channels close with it. */
 export async function startIsolator(
   config: WithOverload<WithSecurity<IsolatorConfig>>,
-  deps: { logger: Logger },
+  deps: ServiceDeps,
 ): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
   const registry = createRegistryClient(config.registryAddress, peer, { deadlineMs: config.peerDeadlineMs });
@@ -25,7 +24,7 @@ export async function startIsolator(
   const isolateRunner = createIsolateRunner(config.workerThreads);
   return startServiceServer(
     {
-      ...serviceServerOptions("isolator", config, deps.logger),
+      ...serviceServerOptions("isolator", config, deps),
       requiredPeers: [
         { name: "registry", channel: registry.channel },
         { name: "extractor", channel: extractor.channel },

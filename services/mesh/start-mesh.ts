@@ -1,5 +1,6 @@
 import type { Flags } from "../kit/config/config-schema.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
+import type { CallObservation } from "../kit/observe/call-observation.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { SERVICE_NAMES, type ServiceName } from "../kit/config/service-addresses.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
@@ -11,6 +12,8 @@ export interface MeshOptions {
   env?: NodeJS.ProcessEnv;
   flags?: Flags;
   logger: Logger;
+  /** How every started server observes its calls; default: measured, not traced. */
+  observation?: CallObservation;
 }
 
 /** The running services of one process. */
@@ -34,7 +37,7 @@ export async function startMesh(options: MeshOptions): Promise<MeshHandle> {
         launcher.peers.flatMap((peer) => (addresses[peer] ? [[`${peer}-address`, addresses[peer]]] : [])),
       );
       const config = launcher.readConfig(options.env ?? {}, { ...options.flags, ...peerFlags });
-      const handle = await launcher.start(config, { logger: options.logger });
+      const handle = await launcher.start(config, { logger: options.logger, observation: options.observation });
       started.push(handle);
       addresses[launcher.name] = handle.address;
     }

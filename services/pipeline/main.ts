@@ -4,12 +4,11 @@ import { PipelineServiceDefinition } from "../generated/kepler/model/v1/pipeline
 import { createIsolatorClient } from "../isolator/client.js";
 import { type ServerHandle, startGrpcServer } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions } from "../kit/transport/service-server.js";
-import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
 import { processUploadBudget } from "../kit/calls/upload-budget.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { createTrainerClient } from "../trainer/client.js";
 import { type PipelineConfig, pipelineConfigSchema, readPipelineConfig } from "./config.js";
@@ -21,7 +20,7 @@ import { createPipelineService } from "./server.js";
 /** Starts the pipeline gRPC server; online pipelines stop and peer channels close with it. */
 export async function startPipeline(
   config: WithOverload<WithSecurity<PipelineConfig>>,
-  deps: { logger: Logger },
+  deps: ServiceDeps,
 ): Promise<ServerHandle> {
   const peer = servicePeerConnection(securityOf(config));
   const bounds = { deadlineMs: config.peerDeadlineMs };
@@ -42,7 +41,7 @@ export async function startPipeline(
   });
   try {
     const server = await startGrpcServer({
-      ...serviceServerOptions("pipeline", config, deps.logger),
+      ...serviceServerOptions("pipeline", config, deps),
       requiredPeers: Object.entries(clients).map(([name, client]) => ({ name, channel: client.channel })),
       services: [
         {

@@ -5,7 +5,7 @@ import type { Logger } from "../kit/observe/logger.js";
 import type { WithSecurity } from "../kit/security/security-config.js";
 import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
 import { processUploadBudget } from "../kit/calls/upload-budget.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import { type RegistryConfig, readRegistryConfig, registryConfigSchema, registryLimitKeys, sourcePipelineMap } from "./config.js";
 import { s3SettingsOf } from "../object-store/index.js";
@@ -43,7 +43,7 @@ export type RegistryStartConfig = PartlyDefaulted<RegistryConfig, DefaultedKey>;
  */
 export async function startRegistry(
   startConfig: WithOverload<WithSecurity<RegistryStartConfig>>,
-  deps: { logger: Logger },
+  deps: ServiceDeps,
 ): Promise<ServerHandle> {
   const defaults = Object.fromEntries(Object.entries(DEFAULTED_KEYS).map(([name, key]) => [name, key.default]));
   const config = { ...defaults, ...startConfig } as WithOverload<WithSecurity<RegistryConfig>>;
@@ -75,7 +75,7 @@ export async function startRegistry(
   measureStore(catalogue);
   const uploadBudget = processUploadBudget(overloadOf(config).uploadBudgetBytes);
   const handle = await startGrpcServer({
-    ...serviceServerOptions("registry", config, deps.logger),
+    ...serviceServerOptions("registry", config, deps),
     services: [
       {
         definition: RegistryServiceDefinition,

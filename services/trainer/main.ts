@@ -1,11 +1,10 @@
 import { TrainerServiceDefinition } from "../generated/kepler/model/v1/trainer_service.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
-import type { Logger } from "../kit/observe/logger.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
 import type { WithOverload } from "../kit/config/overload-config.js";
-import type { ServiceLauncher } from "../kit/config/service-launcher.js";
+import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
 import { createFitPool } from "./fit-pool.js";
@@ -18,10 +17,7 @@ import { createTrainerService } from "./server.js";
  * Starts the trainer gRPC server. With a registry address, archives are published through the registry's
  * PublishModel (served at once); with an empty one, into the local model folder.
  */
-export async function startTrainer(
-  config: WithOverload<WithSecurity<TrainerConfig>>,
-  deps: { logger: Logger },
-): Promise<ServerHandle> {
+export async function startTrainer(config: WithOverload<WithSecurity<TrainerConfig>>, deps: ServiceDeps): Promise<ServerHandle> {
   await loadTrainerModules(config.trainerModules);
   const registry =
     config.registryAddress === ""
@@ -36,7 +32,7 @@ export async function startTrainer(
   const fitter = createFitPool(config.workerThreads);
   return startServiceServer(
     {
-      ...serviceServerOptions("trainer", config, deps.logger),
+      ...serviceServerOptions("trainer", config, deps),
       requiredPeers: registry === undefined ? [] : [{ name: "registry", channel: registry.channel }],
       services: [
         {

@@ -38,6 +38,7 @@ beforeAll(async () => {
   });
   mesh = await startMesh({
     logger: pino({ level: "debug" }, logs),
+    observation: { measure: true, trace: true },
     flags: {
       ...Object.fromEntries(SERVICE_NAMES.map((name) => [`${name}-port`, "0"])),
       "model-path": folder,

@@ -3,10 +3,9 @@
 import type { RequestCheck } from "../checks/request-bounds.js";
 import { requestChecksInterceptor } from "../checks/request-checks-interceptor.js";
 import { metricsInterceptor } from "../observe/call-metrics.js";
+import { type CallObservation, DEFAULT_CALL_OBSERVATION } from "../observe/call-observation.js";
 import type { Logger } from "../observe/logger.js";
-import { callMetricsEnabled } from "../observe/metrics.js";
 import { tracingInterceptor } from "../observe/tracing-interceptor.js";
-import { tracingEnabled } from "../observe/tracing.js";
 import { authInterceptor } from "../security/auth-interceptor.js";
 import type { AuthPolicy } from "../security/auth-policy.js";
 import { type AdmissionPolicy, admissionInterceptor } from "./admission.js";
@@ -31,17 +30,20 @@ export interface CallPipelineOptions {
   admission?: AdmissionPolicy;
   /** For transports without a deadline of their own: the bound and the error past it. */
   deadline?: { ms: number; expired: (ms: number) => Error };
+  /** Whether calls are measured and traced; undefined: DEFAULT_CALL_OBSERVATION (measured, not traced). */
+  observation?: CallObservation;
 }
 
 /**
- * The call pipeline: request id and logging, audit (when on), metrics (unless measuring is off), tracing
- * (when on), auth, admission, deadline, request checks. Steps without their option are left out.
+ * The call pipeline: request id and logging, audit (when on), metrics and tracing (as `observation` says),
+ * auth, admission, deadline, request checks. Steps without their option are left out.
  */
 export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
   const steps: CallInterceptor[] = [loggingInterceptor(options.logger)];
   if (options.audit !== undefined) steps.push(auditInterceptor(options.audit, options.service, options.logger));
-  if (callMetricsEnabled()) steps.push(metricsInterceptor(options.service));
-  if (tracingEnabled()) steps.push(tracingInterceptor(options.service));
+  const observation = options.observation ?? DEFAULT_CALL_OBSERVATION;
+  if (observation.measure) steps.push(metricsInterceptor(options.service));
+  if (observation.trace) steps.push(tracingInterceptor(options.service));
   if (options.auth !== undefined) steps.push(authInterceptor(options.auth, options.logger));
   if (options.admission !== undefined) steps.push(admissionInterceptor(options.admission));
   if (options.deadline !== undefined) steps.push(deadlineInterceptor(options.deadline.ms, options.deadline.expired));

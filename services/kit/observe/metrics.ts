@@ -74,18 +74,6 @@ export function histogram<L extends string>(name: string, help: string, labelNam
   return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [metricsRegistry] });
 }
 
-let measuringCalls = true;
-
-/** Turns the per-call measuring of servers started from now on off (`--metrics-port -1`) or on. */
-export function setCallMetrics(enabled: boolean): void {
-  measuringCalls = enabled;
-}
-
-/** Whether servers started now measure their calls. */
-export function callMetricsEnabled(): boolean {
-  return measuringCalls;
-}
-
 /** `--metrics-host`: where the /metrics endpoint listens. */
 export const metricsHostKey: ConfigKey<string> = {
   type: "string",

@@ -5,7 +5,7 @@
 // Logs of a traced call carry its trace id.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Context, type ContextManager, context as otelContext, propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
-import type { BasicTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { type ClientMiddlewareCall, type CallOptions, Metadata } from "nice-grpc";
 import type { ConfigKey } from "../config/config-schema.js";
 
@@ -47,23 +47,16 @@ class CallContextManager implements ContextManager {
   }
 }
 
-let tracing: { provider: BasicTracerProvider } | undefined;
-
-/** Whether servers and clients created now trace their calls. */
-export function tracingEnabled(): boolean {
-  return tracing !== undefined;
-}
-
 /**
- * Turns tracing on for this process: spans go to `exporter` (tests) or to the OTLP/HTTP `endpoint`.
- * Servers and peer clients created afterwards trace; returns the shutdown that flushes and turns it off.
+ * Sets up this process's tracer provider: spans go to `exporter` (tests) or to the OTLP/HTTP `endpoint`.
+ * Servers started with `observation.trace` then make a span per call, and peer clients carry the active
+ * span's context; returns the shutdown that flushes and removes the provider.
  */
 export async function startTracing(options: {
   endpoint?: string;
   exporter?: SpanExporter;
   serviceName?: string;
 }): Promise<() => Promise<void>> {
-  if (tracing !== undefined) throw new Error("tracing is already on");
   // The SDK (~1.5 MB of modules) loads only when tracing is turned on, so a process without it starts faster.
   const [{ W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk] = await Promise.all([
     import("@opentelemetry/core"),
@@ -72,18 +65,19 @@ export async function startTracing(options: {
     import("@opentelemetry/sdk-trace-base"),
   ]);
   const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = sdk;
-  if (tracing !== undefined) throw new Error("tracing is already on");
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: options.endpoint });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName ?? "kepler-model" }),
     spanProcessors: [options.exporter === undefined ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter)],
   });
-  trace.setGlobalTracerProvider(provider);
+  // The OpenTelemetry API holds one provider per process and refuses a second one.
+  if (!trace.setGlobalTracerProvider(provider)) {
+    await provider.shutdown();
+    throw new Error("tracing is already on");
+  }
   otelContext.setGlobalContextManager(new CallContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  tracing = { provider };
   return async () => {
-    tracing = undefined;
     await provider.shutdown();
     trace.disable();
     otelContext.disable();
@@ -106,8 +100,8 @@ export function tracePropagationMiddleware() {
     call: ClientMiddlewareCall<Request, Response>,
     options: CallOptions,
   ): AsyncGenerator<Response, Response | void, undefined> {
-    if (tracing === undefined || trace.getSpan(otelContext.active()) === undefined)
-      return yield* call.next(call.request, options);
+    // Without a provider there is no active span (the API's no-op context), so nothing is sent.
+    if (trace.getSpan(otelContext.active()) === undefined) return yield* call.next(call.request, options);
     const metadata = Metadata(options.metadata);
     propagation.inject(otelContext.active(), metadata, { set: (carrier, key, value) => carrier.set(key, value) });
     return yield* call.next(call.request, { ...options, metadata });

@@ -9,6 +9,7 @@ import { type DirectMethod, type DirectMethodDefinition, registerDirectMethod } 
 import { createPipelineMiddleware } from "./nice-grpc-pipeline.js";
 import { createHttpFront, type HttpRoute } from "./http-routes.js";
 import { REQUEST_SHAPES } from "../../generated/request-shapes.js";
+import type { CallObservation } from "../observe/call-observation.js";
 import type { Logger } from "../observe/logger.js";
 import { withTolerantDecoding } from "../checks/malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
@@ -60,6 +61,8 @@ export interface GrpcServerOptions {
   overload?: Partial<OverloadConfig>;
   /** An admission policy shared with another door (the estimator's socket); default: one from `overload`. */
   admission?: AdmissionPolicy;
+  /** Whether calls are measured and traced; default: measured, not traced. */
+  observation?: CallObservation;
   /**
    * Peers this service cannot work without: while one does not answer health, this service's own
    * service statuses (readiness) are NOT_SERVING; "" (liveness) stays SERVING, the process is fine.
@@ -121,6 +124,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     auth,
     checks: compileRequestBounds(REQUEST_SHAPES, names),
     admission: options.admission ?? createAdmissionPolicy(overload),
+    observation: options.observation,
   });
   const piped = server.with(createPipelineMiddleware(pipeline));
   const wireBounds = compileWireBounds(REQUEST_SHAPES, names);

@@ -2,7 +2,7 @@
 // security, overload, peer checks), and freeing what the service opened for the server (worker threads,
 // peer channels) when the server closes or fails to start.
 import { type OverloadConfig, overloadOf } from "../config/overload-config.js";
-import type { Logger } from "../observe/logger.js";
+import type { ServiceDeps } from "../config/service-launcher.js";
 import { type SecurityConfig, securityOf } from "../security/security-config.js";
 import { type GrpcServerHandle, type GrpcServerOptions, type ServerHandle, startGrpcServer } from "./grpc-server.js";
 
@@ -14,13 +14,14 @@ export interface ServiceServerConfig extends Partial<SecurityConfig>, Partial<Ov
   readonly peerHealthIntervalMs?: number;
 }
 
-/** The options of startGrpcServer that come from a service's config. */
-export function serviceServerOptions(serviceName: string, config: ServiceServerConfig, logger: Logger) {
+/** The options of startGrpcServer that come from a service's config and its deps. */
+export function serviceServerOptions(serviceName: string, config: ServiceServerConfig, deps: ServiceDeps) {
   return {
     serviceName,
     host: config.host,
     port: config.port,
-    logger,
+    logger: deps.logger,
+    observation: deps.observation,
     security: securityOf(config),
     overload: overloadOf(config),
     peerHealthIntervalMs: config.peerHealthIntervalMs,
