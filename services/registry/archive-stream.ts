@@ -28,6 +28,8 @@ export interface SpooledUpload<H> {
   readonly sizeBytes: number;
   /** Hex SHA-256 of the bytes, computed as they were written. */
   readonly sha256: string;
+  /** Raises the upload's reservation to `totalBytes` (AdmissionRefused when the budget lacks room). */
+  reserve(totalBytes: number): void;
   /** Removes the file and releases the reservation (idempotent). */
   discard(): Promise<void>;
 }
@@ -91,7 +93,7 @@ export async function spoolHeaderAndChunks<H>(
     file ??= await open(path, "wx", 0o600);
     await file.close();
     file = undefined;
-    return { header, path, sizeBytes: total, sha256: hash.digest("hex"), discard };
+    return { header, path, sizeBytes: total, sha256: hash.digest("hex"), reserve: (bytes) => reservation.grow(bytes), discard };
   } catch (error) {
     await discard();
     throw error;
@@ -101,6 +103,8 @@ export async function spoolHeaderAndChunks<H>(
 /**
  * Runs `use` on the spooled archive's bytes once its central directory passed the zip checks on the file
  * (nothing read into memory for an archive refused there), then discards the upload whatever happens.
+ * The reservation grows first by what the compressed entries inflate to (stored entries are views of the
+ * archive), so a small archive that inflates big is held to the budget too.
  */
 export async function usingSpooledZip<T>(
   upload: SpooledUpload<unknown>,
@@ -109,7 +113,8 @@ export async function usingSpooledZip<T>(
   use: (zip: Buffer) => Promise<T>,
 ): Promise<T> {
   try {
-    await checkZipFile(upload.path, field, limits);
+    const entries = await checkZipFile(upload.path, field, limits);
+    upload.reserve(upload.sizeBytes + entries.reduce((sum, entry) => sum + (entry.method === 0 ? 0 : entry.size), 0));
     return await use(await readFile(upload.path));
   } finally {
     await upload.discard();

@@ -3,6 +3,7 @@
 // PublishModel (by its announced size), an ImportPipeline (by its running size) and a RunPipeline
 // recording are refused with RESOURCE_EXHAUSTED and a RetryInfo hint; every failure removes the spooled
 // file and gives the bytes back; a spooled upload a kill left behind is removed on start.
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
@@ -23,6 +24,8 @@ import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
 import { readPipelineConfig } from "../../services/pipeline/config.js";
 import { startPipeline } from "../../services/pipeline/main.js";
 import { startRegistry } from "../../services/registry/main.js";
+import { createZip } from "../../services/models/zip-writer.js";
+import { readZip } from "../../services/models/zip-reader.js";
 import { buildTestArchive } from "../support/model-archives.js";
 import { paddedModelArchive } from "../support/padded-model-archive.js";
 import { model } from "../support/seeded-registry.js";
@@ -165,6 +168,18 @@ describe("uploads spooled to disk within the upload budget", () => {
       for (let i = 0; i < 4; i++) yield { content: { $case: "archiveChunk" as const, value: Buffer.alloc(512 * KIB, i) } };
     }
     expectBudgetRefusal(await refusal(registry().importPipeline(requests())));
+    expect(spooled()).toEqual([]);
+  });
+
+  it("a small archive that inflates past the budget: RESOURCE_EXHAUSTED before it is read, nothing left", async () => {
+    const { zip } = buildTestArchive(model("LinearRegressionTrainer", 4, 5));
+    // 2 MiB, one random byte in 64: deflates to a small part of its size, under the zip bomb ratio bound.
+    const sparse = new Uint8Array(2048 * KIB);
+    const noise = randomBytes(sparse.length / 64);
+    noise.forEach((value, i) => (sparse[i * 64] = value));
+    const inflating = createZip([...readZip(zip), { name: "sparse.bin", data: sparse }]);
+    expect(inflating.length).toBeLessThan(512 * KIB);
+    expectBudgetRefusal(await refusal(registry().publishModel(publishRequests(4, [inflating], inflating.length))));
     expect(spooled()).toEqual([]);
   });
 
