@@ -43,7 +43,10 @@ beforeAll(async () => {
   });
   estimator = createEstimatorClient(addressOf("estimator"));
   registry = createRegistryClient(addressOf("registry"));
-  await publishTestArchive(registry, buildTestArchive(linearModel("LinearRegressionTrainer", 5, 30, "std")));
+  await publishTestArchive(
+    registry,
+    buildTestArchive(linearModel("LinearRegressionTrainer", 5, 30, "std", { machineSpec: undefined })),
+  );
 });
 afterAll(async () => {
   estimator?.close();
