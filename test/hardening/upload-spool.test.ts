@@ -1,8 +1,9 @@
 // Server tests (issue 34): uploads are spooled to a temporary file in the model folder as they arrive and
-// reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). Past the budget a
-// PublishModel (by its announced size), an ImportPipeline (by its running size) and a RunPipeline
-// recording are refused with RESOURCE_EXHAUSTED and a RetryInfo hint; every failure removes the spooled
-// file and gives the bytes back; a spooled upload a kill left behind is removed on start.
+// reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). An upload that
+// does not fit beside the others is refused with RESOURCE_EXHAUSTED and a RetryInfo hint; one larger than
+// the whole budget (a PublishModel by its announced size, an ImportPipeline by its running size, an archive
+// by what it inflates to, a RunPipeline recording) with RESOURCE_EXHAUSTED and no hint. Every failure
+// removes the spooled file and gives the bytes back; a spooled upload a kill left behind is removed on start.
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
@@ -93,13 +94,21 @@ async function refusal(call: Promise<unknown>): Promise<ClientError> {
   return error as ClientError;
 }
 
-function expectBudgetRefusal(error: ClientError): void {
+// Refused while other uploads hold the budget: RESOURCE_EXHAUSTED with a 5 s RetryInfo.
+function expectBudgetBusy(error: ClientError): void {
   expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
-  expect(error.details).toMatch(/of 1048576 are free \(upload-budget-bytes\); retry later$/);
+  expect(error.details).toMatch(/are free \(upload-budget-bytes\); retry later$/);
   expect(error).toBeInstanceOf(RichClientError);
   expect((error as InstanceType<typeof RichClientError>).extra).toEqual([
     RetryInfo.fromPartial({ retryDelay: { seconds: 5, nanos: 0 } }),
   ]);
+}
+
+// Larger than the whole budget: RESOURCE_EXHAUSTED with no retry hint (a retry would be refused again).
+function expectNeverFits(error: ClientError): void {
+  expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
+  expect(error.details).toMatch(/more than the whole upload budget of 1048576 \(upload-budget-bytes\)$/);
+  expect((error as Partial<InstanceType<typeof RichClientError>>).extra ?? []).toEqual([]);
 }
 
 // A PublishModel of `zip`'s pieces; `beforeLast` runs before the last piece is sent.
@@ -154,20 +163,45 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect(spooled()).toEqual([]);
   });
 
-  it("PublishModel announcing more than the budget: RESOURCE_EXHAUSTED at its first chunk, nothing left", async () => {
+  it("PublishModel announcing more than the whole budget: RESOURCE_EXHAUSTED at its first chunk, nothing left", async () => {
     const archive = padded(2, 2048 * KIB);
-    expectBudgetRefusal(await refusal(registry().publishModel(publishRequests(2, archive.pieces(), archive.sizeBytes))));
+    expectNeverFits(await refusal(registry().publishModel(publishRequests(2, archive.pieces(), archive.sizeBytes))));
     expect(spooled()).toEqual([]);
   });
 
-  it("ImportPipeline without an announced size: RESOURCE_EXHAUSTED once its running size passes the budget", async () => {
+  it("PublishModel while another upload holds the budget: RESOURCE_EXHAUSTED with a retry hint; then it fits", async () => {
+    const holding = padded(5, 700 * KIB);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holdingStarted!: () => void;
+    const started = new Promise<void>((resolve) => (holdingStarted = resolve));
+    const first = registry().publishModel(
+      publishRequests(5, holding.pieces(), holding.sizeBytes, async () => {
+        holdingStarted();
+        await released;
+      }),
+    );
+    await started;
+    const budget = processUploadBudget(BUDGET_BYTES);
+    while (budget.inFlightBytes < holding.sizeBytes) await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = padded(6, 700 * KIB);
+    expectBudgetBusy(await refusal(registry().publishModel(publishRequests(6, second.pieces(), second.sizeBytes))));
+    release();
+    expect((await first).metadata?.modelName).toBe("LinearRegressionTrainer_5");
+    expect((await registry().publishModel(publishRequests(6, second.pieces(), second.sizeBytes))).metadata?.modelName).toBe(
+      "LinearRegressionTrainer_6",
+    );
+    expect(spooled()).toEqual([]);
+  });
+
+  it("ImportPipeline without an announced size: RESOURCE_EXHAUSTED once its running size passes the whole budget", async () => {
     async function* requests() {
       yield {
         content: { $case: "header" as const, value: { pipelineName: "big", serverPath: "", replace: false, force: false } },
       };
       for (let i = 0; i < 4; i++) yield { content: { $case: "archiveChunk" as const, value: Buffer.alloc(512 * KIB, i) } };
     }
-    expectBudgetRefusal(await refusal(registry().importPipeline(requests())));
+    expectNeverFits(await refusal(registry().importPipeline(requests())));
     expect(spooled()).toEqual([]);
   });
 
@@ -179,7 +213,7 @@ describe("uploads spooled to disk within the upload budget", () => {
     noise.forEach((value, i) => (sparse[i * 64] = value));
     const inflating = createZip([...readZip(zip), { name: "sparse.bin", data: sparse }]);
     expect(inflating.length).toBeLessThan(512 * KIB);
-    expectBudgetRefusal(await refusal(registry().publishModel(publishRequests(4, [inflating], inflating.length))));
+    expectNeverFits(await refusal(registry().publishModel(publishRequests(4, [inflating], inflating.length))));
     expect(spooled()).toEqual([]);
   });
 
@@ -239,6 +273,6 @@ describe("uploads spooled to disk within the upload budget", () => {
     const drained = (async () => {
       for await (const _ of run) void _;
     })();
-    expectBudgetRefusal(await refusal(drained));
+    expectNeverFits(await refusal(drained));
   });
 });

@@ -1,6 +1,7 @@
 // Domain tests of the upload budget: reservations grow with their upload, are refused with AdmissionRefused
 // (retry hint) when the budget lacks room, and give their bytes back once; uploads racing by running size
 // leave one that fits to finish.
+import { ServerError, Status } from "nice-grpc";
 import { describe, expect, it } from "vitest";
 import { AdmissionRefused } from "./admission-refused.js";
 import { UPLOAD_RETRY_AFTER_MS, UploadBudget, processUploadBudget } from "./upload-budget.js";
@@ -39,6 +40,24 @@ describe("UploadBudget", () => {
     expect(budget.inFlightBytes).toBe(90);
     b.grow(30);
     expect(budget.inFlightBytes).toBe(100);
+  });
+
+  it("refuses more than the whole budget without a retry hint: a retry would be refused again", () => {
+    const budget = new UploadBudget(100);
+    const a = budget.reserve("a");
+    let refused: unknown;
+    try {
+      a.grow(101);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ServerError);
+    expect(refused).not.toBeInstanceOf(AdmissionRefused);
+    expect((refused as ServerError).code).toBe(Status.RESOURCE_EXHAUSTED);
+    expect((refused as ServerError).details).toBe(
+      "a needs 101 bytes, more than the whole upload budget of 100 (upload-budget-bytes)",
+    );
+    expect(budget.inFlightBytes).toBe(0);
   });
 
   it("six 250-byte uploads racing by running size in a 256-byte budget: the refused give back, one finishes", () => {

@@ -3,6 +3,7 @@
 // size here first, so concurrent uploads cannot add up past the container's memory limit. A reservation
 // that does not fit is refused with AdmissionRefused (RESOURCE_EXHAUSTED + RetryInfo, HTTP 429), the
 // shape every other overload refusal has.
+import { ServerError, Status } from "nice-grpc";
 import { AdmissionRefused } from "./admission-refused.js";
 
 /** How long a refused upload is told to wait: long enough for a big upload ahead of it to finish. */
@@ -10,7 +11,10 @@ export const UPLOAD_RETRY_AFTER_MS = 5000;
 
 /** Bytes one upload holds in the budget; grows with the upload, released once when it ends. */
 export interface UploadReservation {
-  /** Raises the reservation to `totalBytes` (never lowers it); AdmissionRefused when the budget lacks room. */
+  /**
+   * Raises the reservation to `totalBytes` (never lowers it); AdmissionRefused (retry later) when the budget
+   * lacks room now, a RESOURCE_EXHAUSTED ServerError without retry hint when it never could.
+   */
   grow(totalBytes: number): void;
   /** Gives the bytes back (idempotent). */
   release(): void;
@@ -38,6 +42,12 @@ export class UploadBudget {
     return {
       grow: (totalBytes) => {
         if (released || totalBytes <= held) return;
+        // More than the whole budget never fits: no retry hint, a retry would be refused again.
+        if (totalBytes > this.capacityBytes)
+          throw new ServerError(
+            Status.RESOURCE_EXHAUSTED,
+            `${what} needs ${totalBytes} bytes, more than the whole upload budget of ${this.capacityBytes} (upload-budget-bytes)`,
+          );
         const more = totalBytes - held;
         if (this.#inFlightBytes + more > this.capacityBytes) {
           throw new AdmissionRefused(
