@@ -19,6 +19,7 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { createTrainerClient } from "../../services/trainer/client.js";
 import { coremarkDocument, startBackfilledPrometheus } from "../support/backfilled-coremark.js";
 import { COREMARK_WINDOW, type PrometheusInstance, describeWithPrometheus, shiftToYesterday } from "../support/prometheus.js";
+import { coremarkOnlineOptions } from "../support/online-spec.js";
 
 const { stepSeconds: STEP_SECONDS, first: FIRST } = COREMARK_WINDOW;
 // The data stops after STOP and resumes at RESUME (samples strictly between them are dropped).
@@ -78,29 +79,14 @@ describeWithPrometheus("online pipeline, live Prometheus whose data stops", () =
     });
     try {
       online.start({
-        options: {
-          pipelineName: "online_stops",
-          energySources: ["rapl-sysfs"],
-          featureGroups: ["CounterOnly"],
-          extractor: "default",
-          isolator: "min",
-          targetHints: [],
-          backgroundHints: [],
-          absPipelineName: "",
-          absTrainerNames: ["LinearRegressionTrainer"],
-          dynTrainerNames: [],
-          seed: 0,
-          useVmMetrics: false,
+        options: coremarkOnlineOptions("online_stops", {
+          baseUrl: prometheus.baseUrl,
+          startTimeSeconds: 0,
+          endTimeSeconds: 0,
+          stepSeconds: STEP_SECONDS,
           thirdPartyMetricNames: [],
-          window: {
-            baseUrl: prometheus.baseUrl,
-            startTimeSeconds: 0,
-            endTimeSeconds: 0,
-            stepSeconds: STEP_SECONDS,
-            thirdPartyMetricNames: [],
-            metricPrefix: "",
-          },
-        },
+          metricPrefix: "",
+        }),
         intervalSeconds: 0.05,
         lookbackSeconds: 120,
       });
