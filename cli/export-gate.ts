@@ -115,7 +115,7 @@ function acceptance(options: ExportGateOptions): string {
 }
 
 /** The README.md of an exported pipeline. */
-export function renderExportReadme(
+function renderExportReadme(
   options: ExportGateOptions,
   metadata: Record<string, unknown>,
   nodeTypeIndex: Record<string, unknown>,

@@ -21,7 +21,7 @@ function pythonFloat(text: string): string {
 }
 
 /** One metric's series as the reference's CSV text, one piece per series (streamed to its file). */
-export function* metricCsvPieces(metric: string, series: readonly RangeSeries[]): Generator<string> {
+function* metricCsvPieces(metric: string, series: readonly RangeSeries[]): Generator<string> {
   const labels: string[] = [];
   const seen = new Set<string>();
   for (const s of series)

@@ -51,7 +51,7 @@ async function failureLine(error: unknown, input: Pick<CommandInput, "flags" | "
 }
 
 /** A command's usage, summary and flags. */
-export function commandHelp(command: Command): string {
+function commandHelp(command: Command): string {
   const lines = [
     `Usage: kepler-model ${command.name} ${command.usage}`,
     "",

@@ -21,16 +21,16 @@ export const label = (model: { trainer: string; chosen: boolean }) =>
 
 /** More trainers than this are drawn as small multiples. */
 export const MAX_OVERLAID = 3;
-export const PANEL_WIDTH = 250;
-export const PANEL_HEIGHT = 110;
-export const PANEL_COLUMNS = 3;
+const PANEL_WIDTH = 250;
+const PANEL_HEIGHT = 110;
+const PANEL_COLUMNS = 3;
 
 export const smallMultiples = (source: SourceReport) => source.series.length > MAX_OVERLAID;
 export const shown = (source: SourceReport) => (component: string) => !source.emptyComponents.includes(component);
 export const panelOf = (component: string, trainer: string) => `${component}: ${trainer}`;
 
 /** The panels in page order: components in source order, trainers best first. */
-export function panelOrder(source: SourceReport, component: (c: string) => string = (c) => c): string[] {
+function panelOrder(source: SourceReport, component: (c: string) => string = (c) => c): string[] {
   const components = (source.series[0]?.predictions ?? []).map((p) => p.component).filter(shown(source));
   return components.flatMap((c) => source.series.map((series) => panelOf(component(c), label(series.model))));
 }
@@ -46,7 +46,7 @@ export function componentLayout(source: SourceReport, component?: (c: string) =>
 }
 
 /** The facet of a small-multiples chart (spread into the spec): one panel per component and trainer, wrapped. */
-export function panelFacet(order: string[]) {
+function panelFacet(order: string[]) {
   return {
     facet: { field: "panel", type: "nominal", title: null, sort: order, header: { labelFontWeight: "bold" } },
     columns: PANEL_COLUMNS,

@@ -82,8 +82,6 @@ export const CGROUP_FEATURES = [
 ] as const;
 /** kubelet features of the KubeletOnly group, removed in reference commit d04d3aa (2024-01-25). */
 export const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
-/** The BPF CPU-time feature's name (in microseconds) until reference commit 0278c38 (2024-02-02). */
-export const LEGACY_BPF_CPU_TIME_FEATURE = "bpf_cpu_time_us";
 
 const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, readonly string[]> = {
   Full: sorted([...WORKLOAD_FEATURES, ...SYSTEM_FEATURES]),
@@ -117,11 +115,6 @@ const KNOWN_FEATURES: ReadonlySet<string> = new Set(Object.values(FIXED_GROUP_FE
 /** True for a feature of a fixed group; false for a third-party metric name. */
 export function isKnownFeature(name: string): boolean {
   return KNOWN_FEATURES.has(name);
-}
-
-/** True for a group beyond the reference's dict (IRQOnly, CgroupOnly, KubeletOnly). */
-export function isExtraFeatureGroup(name: string): name is ExtraFeatureGroupName {
-  return (EXTRA_FEATURE_GROUP_NAMES as readonly string[]).includes(name);
 }
 
 /** Parses a group name, throwing InvalidInputError naming `field` for an unknown one. */

@@ -1,5 +1,5 @@
 /** Most items an error message lists; the rest are counted, so a message never grows with client input. */
-export const MAX_LISTED_ITEMS = 20;
+const MAX_LISTED_ITEMS = 20;
 
 /** `a, b, c`, or `a, b, ... and 98 more` past `max` items. */
 export function joinCapped(items: readonly string[], max = MAX_LISTED_ITEMS): string {

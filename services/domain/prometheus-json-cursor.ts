@@ -4,10 +4,10 @@
 import { InvalidInputError } from "./errors.js";
 import { assertLabels, assertTimestamp, describe, parseSampleValue } from "./prometheus-sample-checks.js";
 
-export const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
-export const COMMA = 0x2c;
+const COMMA = 0x2c;
 export const COLON = 0x3a;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;

@@ -19,7 +19,7 @@ export function sampleCount(response: PrometheusResponse, metricName: string): n
 }
 
 /** Default upper bound on an inline response's size: 1 GiB of JSON text. */
-export const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Parses a response while its byte chunks arrive (split anywhere): each series is packed into float64

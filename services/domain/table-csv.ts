@@ -10,10 +10,10 @@ import { formatPythonFloat } from "./python-repr.js";
 export { formatPythonFloat };
 
 /** Columns the reference holds as integers. */
-export const INTEGER_COLUMNS: readonly string[] = ["node_type"];
+const INTEGER_COLUMNS: readonly string[] = ["node_type"];
 
 /** About how many characters each piece of tableCsvChunks holds. */
-export const CSV_CHUNK_CHARS = 1 << 16;
+const CSV_CHUNK_CHARS = 1 << 16;
 
 /**
  * Python's repr() of a float, with a fast path for the common range: there JavaScript's String() gives the

@@ -56,7 +56,7 @@ export function decodeIsolateOptions(options: IsolateOptionsMessage, field: stri
 }
 
 /** A wire idle profile as a domain profile. */
-export function decodeIdleProfile(profile: IdleProfileMessage, field: string): IdleProfile {
+function decodeIdleProfile(profile: IdleProfileMessage, field: string): IdleProfile {
   if (profile.component === "") throw new InvalidInputError(`${field}.component`, "required");
   return {
     energySource: assertEnergySource(profile.energySource, `${field}.energy_source`),

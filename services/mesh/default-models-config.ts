@@ -4,7 +4,7 @@ import { metricsTokensFileKey } from "../kit/observe/metrics-auth.js";
 import { otlpEndpointKey } from "../kit/observe/tracing.js";
 
 /** `--default-models` / `--no-default-models`: the embedded default of `npm start`. */
-export const defaultModelsKey: ConfigKey<boolean> = {
+const defaultModelsKey: ConfigKey<boolean> = {
   type: "boolean",
   default: true,
   env: "KEPLER_MODEL_DEFAULT_MODELS",

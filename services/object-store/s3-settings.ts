@@ -11,7 +11,7 @@ export interface S3Settings {
   requestTimeoutMs: number;
 }
 
-export const s3EndpointKey: ConfigKey<string> = {
+const s3EndpointKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_S3_ENDPOINT",
@@ -21,7 +21,7 @@ export const s3EndpointKey: ConfigKey<string> = {
   check: (value) => (value === "" || /^https?:\/\/[^/]+/.test(value) ? undefined : `expected an http(s) URL, got "${value}"`),
 };
 
-export const s3RegionKey: ConfigKey<string> = {
+const s3RegionKey: ConfigKey<string> = {
   type: "string",
   default: "us-east-1",
   env: "AWS_REGION",
@@ -29,7 +29,7 @@ export const s3RegionKey: ConfigKey<string> = {
   description: "Region of the S3 bucket (AWS_REGION; any value for servers without regions).",
 };
 
-export const s3RequestTimeoutKey: ConfigKey<number> = {
+const s3RequestTimeoutKey: ConfigKey<number> = {
   type: "integer",
   default: 10_000,
   env: "KEPLER_MODEL_S3_TIMEOUT_MS",

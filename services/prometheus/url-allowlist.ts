@@ -3,10 +3,10 @@
 import { InvalidInputError } from "../domain/errors.js";
 
 /** The allowlist entry that allows every URL (unsafe: any client can make the server fetch any address). */
-export const ALLOW_ANY = "*";
+const ALLOW_ANY = "*";
 
 /** The config flag listing the allowed URLs, named in every refusal. */
-export const ALLOWLIST_FLAG = "--prometheus-allowlist";
+const ALLOWLIST_FLAG = "--prometheus-allowlist";
 
 /** Allowed URL prefixes, normalised once; `any` when the list holds `*`. */
 export interface PrometheusAllowlist {

@@ -5,11 +5,11 @@ import { InvalidInputError } from "../domain/errors.js";
 /** Prometheus refuses query_range when a series would have more points than this. */
 export const MAX_POINTS_PER_SERIES = 11_000;
 /** Most query_range requests one metric's window is split into. */
-export const MAX_QUERY_RANGES = 256;
+const MAX_QUERY_RANGES = 256;
 /** Most points per series a window may span (2,816,000: e.g. 32 days at a 1 s step). */
-export const MAX_WINDOW_POINTS = MAX_POINTS_PER_SERIES * MAX_QUERY_RANGES;
+const MAX_WINDOW_POINTS = MAX_POINTS_PER_SERIES * MAX_QUERY_RANGES;
 /** Prometheus resolves time in milliseconds; a finer step means nothing to it. */
-export const MIN_STEP_SECONDS = 0.001;
+const MIN_STEP_SECONDS = 0.001;
 
 /** A window to bound: Unix seconds and the query step. */
 export interface WindowExtent {

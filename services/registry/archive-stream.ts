@@ -35,7 +35,7 @@ export interface SpooledUpload<H> {
 }
 
 /** The temporary name of an upload: `.upload.tmp-<suffix>`, a leftover removed on start if a kill left it. */
-export function uploadSpoolPath(folder: string): string {
+function uploadSpoolPath(folder: string): string {
   return join(folder, `.upload.tmp-${randomBytes(6).toString("hex")}`);
 }
 
@@ -98,6 +98,34 @@ export async function spoolHeaderAndChunks<H>(
     await discard();
     throw error;
   }
+}
+
+/**
+ * A PublishModel-shaped upload spooled (its announced size reserved at the first chunk), checked against
+ * the size and SHA-256 its header announced (INVALID_ARGUMENT naming the field, the upload discarded).
+ */
+export async function spoolAnnouncedArchive<H extends { archiveSizeBytes: number; archiveSha256: string }>(
+  requests: AsyncIterable<{ content?: { $case: "header"; value: H } | { $case: "archiveChunk"; value: Buffer } | undefined }>,
+  spooling: UploadSpooling,
+): Promise<SpooledUpload<H>> {
+  const upload = await spoolHeaderAndChunks(
+    requests,
+    spooling,
+    (h) => checkAnnouncedSize(h.archiveSizeBytes, spooling.maxBytes),
+    (h) => h.archiveSizeBytes,
+  );
+  const { archiveSizeBytes, archiveSha256 } = upload.header;
+  let mismatch: InvalidInputError | undefined;
+  if (archiveSizeBytes !== 0 && archiveSizeBytes !== upload.sizeBytes)
+    mismatch = new InvalidInputError(
+      "header.archive_size_bytes",
+      `announced ${archiveSizeBytes} bytes, received ${upload.sizeBytes}`,
+    );
+  else if (archiveSha256 !== "" && upload.sha256 !== archiveSha256.toLowerCase())
+    mismatch = new InvalidInputError("header.archive_sha256", "does not match the received archive");
+  if (mismatch === undefined) return upload;
+  await upload.discard();
+  throw mismatch;
 }
 
 /**

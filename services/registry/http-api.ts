@@ -23,7 +23,7 @@ import { modelBrowserPage } from "./model-browser.js";
 import { BROWSER_PAGE_HEADERS } from "./browser-page-headers.js";
 
 /** Largest POST /model body (Kepler's is about 400 bytes). */
-export const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
+const MODEL_REQUEST_LIMIT_BYTES = 1024 * 1024;
 
 async function postModel(
   store: ModelCatalogue,

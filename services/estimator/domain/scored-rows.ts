@@ -18,7 +18,7 @@ export interface ScoredRows {
 }
 
 /** The rows of `table` at `timestampsSeconds` (those present), in that order. */
-export function tableAtTimestamps(table: DataTable, timestampsSeconds: readonly number[]): DataTable {
+function tableAtTimestamps(table: DataTable, timestampsSeconds: readonly number[]): DataTable {
   const found = Array.from(indexOfValues(table.timestamps, Float64Array.from(timestampsSeconds))).filter((row) => row >= 0);
   return tableAtRows(table, Uint32Array.from(found));
 }

@@ -31,7 +31,7 @@ export type ExtractorKind = "default" | "smooth";
 export type TableLevel = "node" | "container";
 
 /** The SmoothExtractor's window (reference smooth_window). */
-export const SMOOTH_WINDOW = 30;
+const SMOOTH_WINDOW = 30;
 
 export interface ExtractOptions {
   readonly energySource: EnergySource;
@@ -70,7 +70,7 @@ export interface ExtractResult {
 export const PACKAGE_RATIO_COLUMN = "packge_ratio_package";
 
 /** The metrics extract() reads with these options (the response's valid feature groups aside). */
-export function metricsReadBy(options: ExtractOptions): string[] {
+function metricsReadBy(options: ExtractOptions): string[] {
   const useVmMetrics = options.useVmMetrics ?? false;
   const names = { useVmMetrics, thirdPartyMetrics: options.thirdPartyMetrics ?? [] };
   return [

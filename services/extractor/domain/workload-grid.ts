@@ -27,7 +27,7 @@ import type { WasmScope } from "./wasm-scope.js";
  * The row id of node-level feature columns at container level. The reference concatenates these rows
  * without an id and fills the missing id with 0, so they form one pseudo-container "0".
  */
-export const NODE_LEVEL_ROW_ID = "0";
+const NODE_LEVEL_ROW_ID = "0";
 
 /** Rates on a planes x keys x steps grid, with a keys x steps presence count. */
 export interface WorkloadGrid {

@@ -2,7 +2,7 @@
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
 
 /** The metric whose container names the reference reads as the idle node's background. */
-export const IDLE_CONTAINER_METRIC = "kepler_container_bpf_cpu_time_ms_total";
+const IDLE_CONTAINER_METRIC = "kepler_container_bpf_cpu_time_ms_total";
 
 /** Background container names of idle data, and where they were read. */
 export interface IdleContainers {

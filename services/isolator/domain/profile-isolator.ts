@@ -26,7 +26,7 @@ export type ProfileIsolation =
     };
 
 /** The node types of a container-level table (its `node_type` column, 0 when absent), ascending. */
-export function nodeTypesOf(table: DataTable): number[] {
+function nodeTypesOf(table: DataTable): number[] {
   if (!table.columnNames.includes(NODE_TYPE_COLUMN)) return [0];
   return Array.from(distinctValues(getColumn(table, NODE_TYPE_COLUMN)));
 }

@@ -20,7 +20,7 @@ export interface AdmissionPolicy {
 }
 
 /** The methods admitted ahead of heavy work, by their metric label; the estimator socket is always one. */
-export const PRIORITY_METHODS: ReadonlySet<string> = new Set([
+const PRIORITY_METHODS: ReadonlySet<string> = new Set([
   "/grpc.health.v1.Health/Check",
   "/grpc.health.v1.Health/Watch",
   "/kepler.model.v1.EstimatorService/Estimate",

@@ -26,7 +26,7 @@ function modelPath(location: Record<string, unknown>): string {
  * header or options), and that value's `options`/`header`, looked into for `location`, `pipelineName`
  * and a Prometheus `window.baseUrl` (every write request of our contract keeps them there).
  */
-export function auditTargetOf(request: unknown): AuditTarget {
+function auditTargetOf(request: unknown): AuditTarget {
   const message = asFields(request);
   const content = asFields(message?.content);
   const body = content !== undefined && typeof content.$case === "string" ? asFields(content.value) : message;

@@ -57,9 +57,6 @@ export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorRow>> = {
   internal: { grpc: Status.INTERNAL, http: 500, socket: "error", expected: false },
 };
 
-/** A call that was answered. */
-export const OK_ROW: ErrorRow = { grpc: Status.OK, http: 200, socket: "ok", expected: true };
-
 /** What every transport sends for an unexpected error (the log has the error and its stack). */
 export const INTERNAL_MESSAGE = "internal error; the server log has the details";
 

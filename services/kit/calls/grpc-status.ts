@@ -52,7 +52,7 @@ export function boundedStatus(error: ServerError): ServerError {
 }
 
 /** The message itself when short enough and well-formed, else cut and marked, lone surrogates replaced. */
-export function boundedMessage(message: string): string {
+function boundedMessage(message: string): string {
   const long = message.length > MAX_STATUS_MESSAGE_CHARS;
   LONE_SURROGATE.lastIndex = 0;
   if (!long && !LONE_SURROGATE.test(message)) return message;

@@ -8,12 +8,12 @@ import type { InboundCall } from "./inbound-call.js";
 let lastRequestId = 0;
 
 /** A process-wide number for the next call, so its log lines can be told apart. */
-export function nextRequestId(): number {
+function nextRequestId(): number {
   return ++lastRequestId;
 }
 
 /** The call's child logger (rpc, request id, trace id when traced), made when first needed. */
-export function callLogger(logger: Logger, call: InboundCall): Logger {
+function callLogger(logger: Logger, call: InboundCall): Logger {
   return (call.logger ??= logger.child({
     rpc: call.method,
     requestId: call.requestId,

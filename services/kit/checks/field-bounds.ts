@@ -2,15 +2,15 @@ import { type DescField, ScalarType } from "@bufbuild/protobuf";
 import { DEFAULT_MESSAGE_LIMITS } from "../transport/message-limits.js";
 
 /** Names, identifiers, enum-like strings and each entry of a string list. */
-export const NAME_MAX_CHARS = 256;
+const NAME_MAX_CHARS = 256;
 /** JSON documents (metadata, weights): the message limit keeps them far below this anyway. */
-export const TEXT_MAX_CHARS = 1024 * 1024;
+const TEXT_MAX_CHARS = 1024 * 1024;
 /** Short free text: filters, URLs, page tokens. */
-export const SHORT_TEXT_MAX_CHARS = 4096;
+const SHORT_TEXT_MAX_CHARS = 4096;
 /** Lists of names (features, trainers, hints, metrics) and lists of small messages. */
-export const LIST_MAX_ENTRIES = 1024;
+const LIST_MAX_ENTRIES = 1024;
 /** Lists of numbers or per-row values: as many float64 cells as fit in the largest message. */
-export const CELL_LIST_MAX_ENTRIES = DEFAULT_MESSAGE_LIMITS.maxReceiveBytes / 8;
+const CELL_LIST_MAX_ENTRIES = DEFAULT_MESSAGE_LIMITS.maxReceiveBytes / 8;
 
 /**
  * A bound on one request field: a string's length in UTF-16 code units, a list's entry count, and for

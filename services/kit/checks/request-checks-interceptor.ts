@@ -5,10 +5,10 @@ import { MalformedRequest, RefusedRequest } from "./malformed-request.js";
 import type { RequestCheck } from "./request-bounds.js";
 
 /** Accepts any request: for RPCs without field bounds. */
-export function acceptAny(): void {}
+function acceptAny(): void {}
 
 /** Throws InvalidInputError when the request did not decode, broke a wire bound or a field bound. */
-export function rejectMalformed(request: unknown, check: RequestCheck): void {
+function rejectMalformed(request: unknown, check: RequestCheck): void {
   if (request instanceof MalformedRequest || request instanceof RefusedRequest) throw request.toError();
   check(request);
 }

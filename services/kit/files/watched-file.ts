@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 
 /** How often a watched file is checked for changes, at most (a stat per interval, only when read). */
-export const FILE_CHECK_INTERVAL_MS = 1000;
+const FILE_CHECK_INTERVAL_MS = 1000;
 
 /**
  * A file parsed once and re-parsed when it changes (size, mtime or inode: Kubernetes swaps a symlink

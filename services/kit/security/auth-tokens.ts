@@ -10,7 +10,7 @@ export interface NamedToken {
 }
 
 /** Shorter tokens are refused: a bearer token is a password that is never rate-limited. */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 

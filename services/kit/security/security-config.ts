@@ -11,7 +11,7 @@ export const authTokensFileKey: ConfigKey<string> = {
     'Bearer tokens accepted by the gRPC servers: lines "name:token[:read|write]" or a JSON map {"name": "token" | {"token", "role"}}; re-read when it changes. Empty: no authentication (on loopback anyone who can connect may write; beyond loopback writes are refused unless --insecure-allow-unauthenticated-writes).',
 };
 
-export const authReadsKey: ConfigKey<boolean> = {
+const authReadsKey: ConfigKey<boolean> = {
   type: "boolean",
   default: false,
   env: "KEPLER_MODEL_AUTH_READS",
@@ -21,7 +21,7 @@ export const authReadsKey: ConfigKey<boolean> = {
 };
 
 /** Safe default: a server bound beyond loopback with no tokens refuses writes unless this is set. */
-export const insecureAllowUnauthenticatedWritesKey: ConfigKey<boolean> = {
+const insecureAllowUnauthenticatedWritesKey: ConfigKey<boolean> = {
   type: "boolean",
   default: false,
   env: "KEPLER_MODEL_INSECURE_ALLOW_UNAUTHENTICATED_WRITES",
@@ -31,7 +31,7 @@ export const insecureAllowUnauthenticatedWritesKey: ConfigKey<boolean> = {
 };
 
 /** Client side: the token this process sends (CLI, and a service's calls to its peers). */
-export const tokenFileKey: ConfigKey<string> = {
+const tokenFileKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TOKEN_FILE",
@@ -40,7 +40,7 @@ export const tokenFileKey: ConfigKey<string> = {
     "File holding the bearer token sent to servers (CLI and peer calls); re-read when it changes. Services default to the first write token of --auth-tokens-file.",
 };
 
-export const tokenKey: ConfigKey<string> = {
+const tokenKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TOKEN",
@@ -49,7 +49,7 @@ export const tokenKey: ConfigKey<string> = {
 };
 
 /** TLS: this process's certificate, served by its gRPC servers and presented to peers (mTLS). */
-export const tlsCertKey: ConfigKey<string> = {
+const tlsCertKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TLS_CERT",
@@ -58,7 +58,7 @@ export const tlsCertKey: ConfigKey<string> = {
     "PEM certificate (chain) of this process: served by its gRPC servers (TLS on when set) and presented as client certificate to servers that require one; re-read when it changes.",
 };
 
-export const tlsKeyKey: ConfigKey<string> = {
+const tlsKeyKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TLS_KEY",
@@ -66,7 +66,7 @@ export const tlsKeyKey: ConfigKey<string> = {
   description: "PEM private key of --tls-cert.",
 };
 
-export const tlsClientCaKey: ConfigKey<string> = {
+const tlsClientCaKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TLS_CLIENT_CA",
@@ -75,7 +75,7 @@ export const tlsClientCaKey: ConfigKey<string> = {
     "PEM CA bundle for client certificates: when set (with --tls-cert), the gRPC servers require a client certificate signed by it (mTLS).",
 };
 
-export const tlsCaKey: ConfigKey<string> = {
+const tlsCaKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TLS_CA",
@@ -84,7 +84,7 @@ export const tlsCaKey: ConfigKey<string> = {
     "PEM CA bundle that verifies the servers this process calls (CLI, peer calls); TLS is used for calls when this or --tls-cert is set (system roots when empty).",
 };
 
-export const tlsServerNameKey: ConfigKey<string> = {
+const tlsServerNameKey: ConfigKey<string> = {
   type: "string",
   default: "",
   env: "KEPLER_MODEL_TLS_SERVER_NAME",

@@ -2,7 +2,7 @@
 // start: `serve` exits non-zero with this error's one line, which names the listener and its address.
 
 /** A gRPC, HTTP, metrics or socket listener could not bind its address. */
-export class ListenFailure extends Error {
+class ListenFailure extends Error {
   constructor(
     /** What was listening, e.g. "estimator gRPC" or "metrics HTTP". */
     readonly listener: string,

@@ -19,7 +19,7 @@ export function bytesToFloat64(bytes: Uint8Array, field: string): Float64Array {
 }
 
 /** A Float64Array as packed bytes for the wire, without copying. */
-export function float64ToBytes(values: Float64Array): Buffer {
+function float64ToBytes(values: Float64Array): Buffer {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
 }
 
@@ -48,7 +48,7 @@ export function encodeTable(table: DataTable): Table {
 }
 
 /** Rows per chunk so that a chunk stays near CHUNK_BYTES. */
-export function defaultRowsPerChunk(columnCount: number): number {
+function defaultRowsPerChunk(columnCount: number): number {
   return Math.max(1, Math.floor(CHUNK_BYTES / (8 * (columnCount + 1))));
 }
 

@@ -6,7 +6,7 @@ import { FailedPreconditionError, InvalidInputError, NotFoundError, NotImplement
 import type { FlatError } from "./worker-tasks.js";
 
 /** A task failed inside a worker: carries the worker-side error's name and message. */
-export class WorkerTaskError extends Error {
+class WorkerTaskError extends Error {
   constructor(
     readonly errorName: string,
     message: string,

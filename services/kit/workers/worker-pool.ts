@@ -9,7 +9,7 @@ import { reviveError } from "./worker-errors.js";
 import type { ReplyMessage } from "./worker-tasks.js";
 
 /** The pool size `--worker-threads -1` (the default) stands for: the machine's cores, at least 1. */
-export const AVAILABLE_CORES = -1;
+const AVAILABLE_CORES = -1;
 
 /**
  * `--worker-threads`: how many CPU-heavy tasks a service runs at once on the process's worker threads; 0

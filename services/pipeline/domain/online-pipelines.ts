@@ -46,15 +46,15 @@ export interface OnlinePipelinesDeps {
 }
 
 /** Starting a pipeline that already runs online. */
-export class OnlinePipelineConflictError extends AlreadyExistsError {
+class OnlinePipelineConflictError extends AlreadyExistsError {
   override readonly name = "OnlinePipelineConflictError";
 }
 
 const DEFAULT_INTERVAL_SECONDS = 300;
 /** Shortest interval and lookback: each run queries Prometheus and trains, which takes seconds. */
-export const MIN_ONLINE_SECONDS = 10;
+const MIN_ONLINE_SECONDS = 10;
 /** Longest interval and lookback (7 days); also keeps the timer below setTimeout's 2^31 ms, past which it fires at once. */
-export const MAX_ONLINE_SECONDS = 7 * 24 * 3600;
+const MAX_ONLINE_SECONDS = 7 * 24 * 3600;
 
 // 0 (the default) is resolved before this check.
 function assertSecondsWithin(field: string, seconds: number, minSeconds: number): void {

@@ -7,7 +7,7 @@ import type { TablePlan } from "./pipeline-plan.js";
 import type { Say } from "./steps/step-context.js";
 
 /** Tables worked on at once: enough to overlap extraction, fits and publishing; few enough to bound memory. */
-export const TABLES_SIDE_BY_SIDE = 4;
+const TABLES_SIDE_BY_SIDE = 4;
 
 /** Runs one table, its effects through `say`. */
 export type RunTable = (table: TablePlan, say: Say) => Promise<void>;

@@ -54,7 +54,7 @@ async function reportFiles(store: ModelCatalogue, pipelineName: string): Promise
 }
 
 /** The report's SVG charts ordered by source, then kind (CHART_KINDS), each with a caption. */
-export function orderedCharts(files: readonly string[]): Array<{ file: string; caption: string }> {
+function orderedCharts(files: readonly string[]): Array<{ file: string; caption: string }> {
   const charts = files.flatMap((file) => {
     const match = /^([a-z]+)-(.+)\.svg$/.exec(file);
     const kind = CHART_KINDS.findIndex(([name]) => name === match?.[1]);

@@ -3,7 +3,7 @@ import type { ModelCatalogue } from "../domain/model-catalogue.js";
 import { type BrowserPage, escape, field, htmlPage, parseObject, pipelineHref } from "./html.js";
 
 /** What to do when a registry holds no model: train, import, or point the registry at another folder. */
-export const EMPTY_REGISTRY = `<div class="empty" id="no-pipelines"><p><b>No pipelines yet.</b> This registry holds no model. To add some:</p>
+const EMPTY_REGISTRY = `<div class="empty" id="no-pipelines"><p><b>No pipelines yet.</b> This registry holds no model. To add some:</p>
 <ul>
 <li>train on a recording of Kepler's metrics: <code>npx kepler-model pipeline run --pipeline my-nodes --input response.json</code></li>
 <li>import a published pipeline: <code>npx kepler-model models import ec2-0.7.11.zip</code></li>

@@ -9,7 +9,7 @@ import type { ModelCatalogue } from "./model-catalogue.js";
 import type { StoredModel } from "./stored-model.js";
 
 /** True when every feature of the model is among the available ones. */
-export function modelCoveredBy(model: StoredModel, available: ReadonlySet<string>): boolean {
+function modelCoveredBy(model: StoredModel, available: ReadonlySet<string>): boolean {
   return model.features.every((feature) => available.has(feature));
 }
 

@@ -86,8 +86,3 @@ export function watchModelEvents(hub: ModelEventHub, signal: AbortSignal): Async
     }
   })();
 }
-
-/** The sequence number of the last event sent. */
-export function lastSequence(hub: ModelEventHub): number {
-  return hub.currentSequence;
-}

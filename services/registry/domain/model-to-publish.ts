@@ -22,7 +22,7 @@ export interface PublishInput {
 }
 
 /** A location with every segment checked and the energy source in its canonical name. */
-export function assertModelLocation(location: ModelLocation): ModelLocation {
+function assertModelLocation(location: ModelLocation): ModelLocation {
   for (const [field, value] of [
     ["location.pipeline_name", location.pipelineName],
     ["location.feature_group", location.featureGroup],

@@ -17,7 +17,7 @@ export function archiveVersionOf(zip: Uint8Array): string {
 }
 
 /** A kept version's id: when it was published (ms, zero-padded so ids sort by time) and its archive version. */
-export function keptVersionIdOf(zip: Uint8Array, publishedTimeSeconds: number): string {
+function keptVersionIdOf(zip: Uint8Array, publishedTimeSeconds: number): string {
   return `${String(Math.round(publishedTimeSeconds * 1000)).padStart(14, "0")}-${archiveVersionOf(zip)}`;
 }
 
@@ -65,7 +65,7 @@ export async function removeKeptVersion(storage: ModelStorage, location: ModelLo
  * Keeps a model's bytes as a version (the weight sibling first, then the zip), then removes the oldest
  * versions beyond `keptVersions - 1` (the serving version counts as one). Returns the versions removed.
  */
-export async function keepVersion(
+async function keepVersion(
   storage: ModelStorage,
   location: ModelLocation,
   versionId: string,

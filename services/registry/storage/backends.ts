@@ -6,7 +6,7 @@ import { InvalidInputError } from "../../domain/errors.js";
 import type { ModelStorage, StorageBackend, StorageSettings } from "./model-storage.js";
 import { s3Backend } from "./s3/s3-backend.js";
 
-export const STORAGE_BACKENDS: readonly StorageBackend[] = [s3Backend];
+const STORAGE_BACKENDS: readonly StorageBackend[] = [s3Backend];
 
 function backendOf(url: string, field: string): StorageBackend {
   const backend = STORAGE_BACKENDS.find((b) => url.startsWith(`${b.scheme}//`));

@@ -21,7 +21,7 @@ import { modelPathOf } from "./model-layout.js";
 import { keptVersionFiles } from "../domain/model-versions.js";
 import { STORE_FORMAT_VERSION } from "./store-format.js";
 
-export const BACKUP_MANIFEST = "backup-manifest.json";
+const BACKUP_MANIFEST = "backup-manifest.json";
 const BACKUP_KIND = "kepler-model-store-backup";
 
 interface BackedUpFile {
@@ -110,7 +110,7 @@ function summaryOf(manifest: BackupManifest): BackupSummary {
 }
 
 /** The backup's manifest and files, every file checked against its SHA-256 (InvalidInputError naming `field`). */
-export function openBackup(zip: Uint8Array, field: string): { manifest: BackupManifest; file(f: BackedUpFile): Buffer } {
+function openBackup(zip: Uint8Array, field: string): { manifest: BackupManifest; file(f: BackedUpFile): Buffer } {
   const entries = new Map(
     readZip(zip, field, { maxEntries: 1_000_000, maxUncompressedBytes: 64 * 1024 ** 3, maxCompressionRatio: 10_000 }).map((e) => [
       e.name,

@@ -5,7 +5,7 @@ import type { ComponentModelFile } from "../../../models/index.js";
 import { expectModelKind, TrainerFitError, type TrainerImplementation } from "../trainer.js";
 
 const NAME = "KNeighborsRegressorTrainer";
-export const K_NEIGHBORS = 6;
+const K_NEIGHBORS = 6;
 
 export const kNeighborsRegressorTrainer: TrainerImplementation = {
   name: NAME,
