@@ -24,6 +24,7 @@ import { useE2eMesh } from "../support/e2e-mesh.js";
 import { recordedResponseText } from "../support/extractor-fixtures.js";
 import { listPipelineModels, runPipelineStream } from "../support/pipeline-runs.js";
 import { COREMARK_WINDOW, describeWithPrometheus } from "../support/prometheus.js";
+import { coremarkOnlineOptions } from "../support/online-spec.js";
 
 const prometheus = useCoremarkPrometheus();
 const mesh = useE2eMesh("pipeline-options-e2e-", () => prometheus.baseUrl);
@@ -131,22 +132,7 @@ describeWithPrometheus("pipeline options end to end: written files, online runs,
     });
     try {
       const started = online.start({
-        options: {
-          pipelineName: "e2e_online",
-          energySources: ["rapl-sysfs"],
-          featureGroups: ["CounterOnly"],
-          extractor: "default",
-          isolator: "min",
-          targetHints: [],
-          backgroundHints: [],
-          absPipelineName: "",
-          absTrainerNames: ["LinearRegressionTrainer"],
-          dynTrainerNames: [],
-          seed: 0,
-          useVmMetrics: false,
-          thirdPartyMetricNames: [],
-          window: { ...prometheus.liveWindow(), startTimeSeconds: 0, endTimeSeconds: 0 },
-        },
+        options: coremarkOnlineOptions("e2e_online", { ...prometheus.liveWindow(), startTimeSeconds: 0, endTimeSeconds: 0 }),
         intervalSeconds: 0.05,
         lookbackSeconds: 300,
       });
