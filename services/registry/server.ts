@@ -19,7 +19,7 @@ import { rollbackModel } from "./domain/rollback-model.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import {
   archiveMessages,
-  checkAnnouncedSize,
+  spoolAnnouncedArchive,
   spoolHeaderAndChunks,
   type UploadSpooling,
   usingSpooledZip,
@@ -69,24 +69,8 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
   };
   return {
     async publishModel(requests: AsyncIterable<PublishModelRequest>) {
-      const upload = await spoolHeaderAndChunks(
-        requests,
-        limits.spooling,
-        (h) => checkAnnouncedSize(h.archiveSizeBytes, limits.spooling.maxBytes),
-        (h) => h.archiveSizeBytes,
-      );
+      const upload = await spoolAnnouncedArchive(requests, limits.spooling);
       const { header } = upload;
-      if (header.archiveSizeBytes !== 0 && header.archiveSizeBytes !== upload.sizeBytes) {
-        await upload.discard();
-        throw new InvalidInputError(
-          "header.archive_size_bytes",
-          `announced ${header.archiveSizeBytes} bytes, received ${upload.sizeBytes}`,
-        );
-      }
-      if (header.archiveSha256 !== "" && upload.sha256 !== header.archiveSha256.toLowerCase()) {
-        await upload.discard();
-        throw new InvalidInputError("header.archive_sha256", "does not match the received archive");
-      }
       const { model, replaced } = await usingSpooledZip(upload, "archive", store.zipLimits, (zip) =>
         store.publish({
           location: locationFromProto(header.location, "header.location"),
