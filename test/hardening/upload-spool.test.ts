@@ -217,6 +217,28 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect(spooled()).toEqual([]);
   });
 
+  it("an archive unlike its header (size, SHA-256): INVALID_ARGUMENT naming the field, nothing left", async () => {
+    const { zip } = buildTestArchive(model("LinearRegressionTrainer", 7, 5));
+    const bytes = Buffer.from(zip);
+    const sizeError = await refusal(registry().publishModel(publishRequests(7, [bytes], bytes.length + 1)));
+    expect([Status[sizeError.code], sizeError.details]).toEqual([
+      "INVALID_ARGUMENT",
+      `header.archive_size_bytes: announced ${bytes.length + 1} bytes, received ${bytes.length}`,
+    ]);
+    async function* wrongDigest(): AsyncGenerator<PublishModelRequest> {
+      for await (const request of publishRequests(7, [bytes], bytes.length)) {
+        if (request.content?.$case === "header") request.content.value.archiveSha256 = "0".repeat(64);
+        yield request;
+      }
+    }
+    const digestError = await refusal(registry().publishModel(wrongDigest()));
+    expect([Status[digestError.code], digestError.details]).toEqual([
+      "INVALID_ARGUMENT",
+      "header.archive_sha256: does not match the received archive",
+    ]);
+    expect(spooled()).toEqual([]);
+  });
+
   it("an archive refused by the zip checks on the file gives its bytes back: a budget-sized upload follows", async () => {
     const notZip = Buffer.alloc(700 * KIB, 7);
     const error = await refusal(registry().publishModel(publishRequests(3, [notZip], notZip.length)));
