@@ -3,7 +3,8 @@ import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import type { WithOverload } from "../kit/config/overload-config.js";
+import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
+import { processUploadBudget } from "../kit/calls/upload-budget.js";
 import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createExtractorClient } from "../extractor/client.js";
 import { createRegistryClient } from "../registry/client.js";
@@ -36,6 +37,7 @@ export async function startIsolator(
             extractor,
             backgroundModels: createRegistryModelSource(registry),
             isolateOffThread: isolateRunner.isolate,
+            uploadBudget: processUploadBudget(overloadOf(config).uploadBudgetBytes),
           }),
         },
       ],

@@ -2,6 +2,7 @@
 import { InvalidInputError } from "../domain/errors.js";
 import type { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
 import type {
+  BuildIdleProfileOptions,
   BuildIdleProfileRequest,
   IsolateRequest,
   IsolateResponse,
@@ -9,6 +10,7 @@ import type {
 } from "../generated/kepler/model/v1/isolator_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
 import type { ProgressEvent } from "../generated/kepler/model/v1/types.js";
+import type { UploadBudget, UploadReservation } from "../kit/calls/upload-budget.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
 import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { assertEnergySource } from "../domain/energy-sources.js";
@@ -25,6 +27,8 @@ export interface IsolatorServiceDeps {
   readonly backgroundModels: BackgroundModelSource;
   /** Runs the none, min and profile isolators (a worker pool); on the main thread when unset. */
   readonly isolateOffThread?: (table: DataTable, options: IsolateOptions) => Promise<IsolationResult>;
+  /** The process's upload budget: an idle recording holds its bytes there while it is profiled. */
+  readonly uploadBudget: UploadBudget;
 }
 
 async function* isolateChunks(rest: AsyncIterator<IsolateRequest>): AsyncGenerator<TableChunk> {
@@ -74,33 +78,49 @@ export function createIsolatorService(deps: IsolatorServiceDeps): IsolatorServic
         throw new InvalidInputError("requests[0].options", "the first message must carry the profile options");
       }
       const options = first.value.content.value;
-      const parts: Uint8Array[] = [];
-      for (let index = 1; ; index++) {
-        const next = await iterator.next();
-        if (next.done === true) break;
-        if (next.value.content?.$case !== "responseChunk") {
-          throw new InvalidInputError(
-            `requests[${index}]`,
-            "only the first message carries options; the others must be response chunks",
-          );
-        }
-        parts.push(next.value.content.value);
+      // The recording is held whole: its running size is reserved in the process's upload budget.
+      const reservation = deps.uploadBudget.reserve("this idle recording");
+      try {
+        return await profileRecording(options, iterator, reservation);
+      } finally {
+        reservation.release();
       }
-      if (parts.length === 0)
-        throw new InvalidInputError("response_chunk", "no idle data: send the idle Prometheus response after the options");
-      const result = await profileIdleResponse(deps.extractor, {
-        response: Buffer.concat(parts),
-        energySources: options.energySources.map((name, index) =>
-          assertEnergySource(name, `requests[0].options.energy_sources[${index}]`),
-        ),
-        nodeType: options.nodeType ?? 0,
-        useVmMetrics: options.useVmMetrics,
-      });
-      return {
-        idleProfiles: result.profiles.map(encodeIdleProfile),
-        backgroundContainerNames: [...result.backgroundContainerNames],
-        profileJson: JSON.stringify(profilesToJson(result.profiles)),
-      };
     },
   };
+
+  async function profileRecording(
+    options: BuildIdleProfileOptions,
+    iterator: AsyncIterator<BuildIdleProfileRequest>,
+    reservation: UploadReservation,
+  ) {
+    const parts: Uint8Array[] = [];
+    let receivedBytes = 0;
+    for (let index = 1; ; index++) {
+      const next = await iterator.next();
+      if (next.done === true) break;
+      if (next.value.content?.$case !== "responseChunk") {
+        throw new InvalidInputError(
+          `requests[${index}]`,
+          "only the first message carries options; the others must be response chunks",
+        );
+      }
+      reservation.grow((receivedBytes += next.value.content.value.byteLength));
+      parts.push(next.value.content.value);
+    }
+    if (parts.length === 0)
+      throw new InvalidInputError("response_chunk", "no idle data: send the idle Prometheus response after the options");
+    const result = await profileIdleResponse(deps.extractor, {
+      response: Buffer.concat(parts),
+      energySources: options.energySources.map((name, index) =>
+        assertEnergySource(name, `requests[0].options.energy_sources[${index}]`),
+      ),
+      nodeType: options.nodeType ?? 0,
+      useVmMetrics: options.useVmMetrics,
+    });
+    return {
+      idleProfiles: result.profiles.map(encodeIdleProfile),
+      backgroundContainerNames: [...result.backgroundContainerNames],
+      profileJson: JSON.stringify(profilesToJson(result.profiles)),
+    };
+  }
 }

@@ -2,7 +2,7 @@
 // reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). An upload that
 // does not fit beside the others is refused with RESOURCE_EXHAUSTED and a RetryInfo hint; one larger than
 // the whole budget (a PublishModel by its announced size, an ImportPipeline by its running size, an archive
-// by what it inflates to, a RunPipeline recording) with RESOURCE_EXHAUSTED and no hint. Every failure
+// by what it inflates to, a RunPipeline recording, a BuildIdleProfile idle recording) with RESOURCE_EXHAUSTED and no hint. Every failure
 // removes the spooled file and gives the bytes back; a spooled upload a kill left behind is removed on start.
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { ClientError, Status, createChannel, createClientFactory } from "nice-grpc";
 import { RetryInfo, RichClientError, errorDetailsClientMiddleware } from "nice-grpc-error-details";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BuildIdleProfileOptions, IsolatorServiceDefinition } from "../../services/generated/kepler/model/v1/isolator_service.js";
+import { readIsolatorConfig } from "../../services/isolator/config.js";
+import { startIsolator } from "../../services/isolator/main.js";
 import { PipelineServiceDefinition, RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import {
   type PublishModelRequest,
@@ -39,6 +42,7 @@ let dir: string;
 let modelPath: string;
 let registryHandle: ServerHandle;
 let pipelineHandle: ServerHandle;
+let isolatorHandle: ServerHandle;
 let channels: ReturnType<typeof createChannel>[] = [];
 
 beforeAll(async () => {
@@ -67,11 +71,23 @@ beforeAll(async () => {
     },
     { logger: silentLogger() },
   );
+  isolatorHandle = await startIsolator(
+    {
+      ...readIsolatorConfig({}),
+      host: "127.0.0.1",
+      port: 0,
+      registryAddress: registryHandle.address,
+      extractorAddress: "127.0.0.1:1",
+      uploadBudgetBytes: BUDGET_BYTES,
+    },
+    { logger: silentLogger() },
+  );
 });
 
 afterAll(async () => {
   for (const channel of channels) channel.close();
   channels = [];
+  await isolatorHandle?.close();
   await pipelineHandle?.close();
   await registryHandle?.close();
   await rm(dir, { recursive: true, force: true });
@@ -248,6 +264,24 @@ describe("uploads spooled to disk within the upload budget", () => {
     const archive = padded(3, BUDGET_BYTES);
     expect((await registry().publishModel(publishRequests(3, archive.pieces(), archive.sizeBytes))).metadata?.modelName).toBe(
       "LinearRegressionTrainer_3",
+    );
+  });
+
+  it("BuildIdleProfile with an idle recording over the budget: RESOURCE_EXHAUSTED before the extractor is called", async () => {
+    const channel = createChannel(isolatorHandle.address);
+    channels.push(channel);
+    const isolator = clientFactory.create(IsolatorServiceDefinition, channel);
+    const options = BuildIdleProfileOptions.fromPartial({ energySources: ["rapl-sysfs"] });
+    expectNeverFits(
+      await refusal(
+        isolator.buildIdleProfile(
+          (async function* () {
+            yield { content: { $case: "options" as const, value: options } };
+            for (let i = 0; i < 4; i++)
+              yield { content: { $case: "responseChunk" as const, value: Buffer.alloc(512 * KIB, 32) } };
+          })(),
+        ),
+      ),
     );
   });
 
