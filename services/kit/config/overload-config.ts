@@ -60,7 +60,7 @@ export const overloadConfigSchema = {
   uploadBudgetBytes: overloadKey(
     "upload-budget-bytes",
     256 * 1024 * 1024,
-    "Upload bytes the whole process holds at once (archives published or imported, pipeline recordings); an upload that does not fit gets RESOURCE_EXHAUSTED with a retry hint. The default fits the shipped 512Mi limit (docs/operations.md).",
+    "Upload bytes the whole process holds at once (archives published or imported, pipeline and idle recordings, POST /model bodies); an upload that does not fit gets RESOURCE_EXHAUSTED with a retry hint. The default fits the shipped 512Mi limit (docs/operations.md).",
     1,
   ),
   keepaliveMs: overloadKey(
