@@ -5,9 +5,9 @@
 // the new weights beside the old zip. Instead:
 //   1. the new version is staged under `.publishing/<model>/<signature>/` (model.zip, model.json, files/),
 //   2. a `committed` marker is written there: from then on the publish is completed even if its writer dies,
-//   3. the old version's layout objects are deleted, the zip first,
+//   3. the old version's layout objects are deleted,
 //   4. the staged version is copied into the layout (server-side copies), the zip last,
-//   5. the markers, then the staged copies, are deleted.
+//   5. the markers and the staged copies are deleted.
 // During 3 and 4 the layout holds part of the old version or part of the new one, never both; registries
 // list and read the staged version while a marker exists (bucket-listing.ts), so for them the model never
 // goes away. A marker left by a killed writer is completed (3-5 again) by the next registry that opens
@@ -55,19 +55,22 @@ export async function stageAndCommit(
   return folder;
 }
 
-/** Steps 3 to 5 (see the file comment) for the version staged in `folder`; safe to run again. */
+/**
+ * Steps 3 to 5 (see the file comment) for the version staged in `folder`; safe to run again. Returns
+ * false when the staged zip is gone (another registry completed the publish and deleted it).
+ */
 export async function completePublish(
   bucket: ObjectBucket,
   base: string,
   folder: string,
   onStep: (step: WriteStep) => void | Promise<void> = () => {},
-): Promise<void> {
+): Promise<boolean> {
   const staged = (await bucket.list(folder)).map((entry) => entry.path);
-  // No staged zip: another registry completed this publish and is deleting the staged copy.
-  if (staged.includes(`${folder}/model.zip`)) {
-    await bucket.delete([`${base}.zip`]);
+  const complete = staged.includes(`${folder}/model.zip`);
+  if (complete) {
+    // One request: whichever of these goes first, what is left is part of the old version.
     const old = (await bucket.list(base)).map((entry) => entry.path);
-    await bucket.delete([`${base}.json`, ...old]);
+    await bucket.delete([`${base}.zip`, `${base}.json`, ...old]);
     await onStep("replacing");
     const filesFolder = `${folder}/files/`;
     await Promise.all([
@@ -78,10 +81,10 @@ export async function completePublish(
     ]);
     await bucket.copy(`${folder}/model.zip`, `${base}.zip`);
   }
-  // Every marker of this model (an older killed publish's too) before the staged bytes they point at.
-  const leftovers = (await bucket.list(`${STAGING_ROOT}/${base}`)).map((entry) => entry.path);
-  await bucket.delete(leftovers.filter(isMarker));
-  await bucket.delete(leftovers.filter((path) => !isMarker(path)));
+  // Every marker of this model (an older killed publish's too) and the staged bytes, in one request: a
+  // reader that follows a marker to deleted bytes reads the layout again (S3ModelStorage.readModel).
+  await bucket.delete((await bucket.list(`${STAGING_ROOT}/${base}`)).map((entry) => entry.path));
+  return complete;
 }
 
 const isMarker = (path: string) => path.endsWith(`/${MARKER}`);
