@@ -10,11 +10,10 @@ import { type WithOverload, overloadOf } from "../kit/config/overload-config.js"
 import { createAdmissionPolicy } from "../kit/calls/admission.js";
 import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import type { PartlyDefaulted } from "../kit/config/config-schema.js";
-import { discoverMachineSpec } from "../node-types/index.js";
+import { discoverMachineSpec, type MachineSpec } from "../node-types/index.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type EstimatorConfig, estimatorConfigSchema, readEstimatorConfig } from "./config.js";
 import { Estimator } from "./domain/estimate-power.js";
-import type { MachineDescription } from "./domain/loaded-model.js";
 import { ModelCache } from "./domain/model-cache.js";
 import { createRegistryModelSource } from "./registry-model-source.js";
 import { readTrustedKeys } from "../models/index.js";
@@ -27,7 +26,7 @@ import { createEstimatorDirectMethods, createEstimatorService } from "./server.j
 const WATCH_START_WAIT_MS = 3000;
 
 /** This host's machine: the spec file when configured (the reference's --machine-spec), else discovered. */
-async function ownMachine(path: string): Promise<MachineDescription> {
+async function ownMachine(path: string): Promise<MachineSpec> {
   if (path !== "") {
     let spec: Record<string, unknown>;
     try {

@@ -7,28 +7,16 @@ import type {
   EstimateStreamResponse,
   EstimatorServiceImplementation,
 } from "../generated/kepler/model/v1/estimator_service.js";
-import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
 import type { DirectBidiMethod, DirectMethod, DirectUnaryMethod } from "../kit/transport/direct-methods.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { itemStatus } from "../kit/calls/grpc-status.js";
 import type { EstimateInput, EstimateResult, Estimator } from "./domain/estimate-power.js";
-import type { MachineDescription } from "./domain/loaded-model.js";
 import { estimateResponseBytes, estimateStreamAnswerBytes } from "./estimate-bytes.js";
 import { observeEstimate } from "./metrics.js";
 import type { RegistryProvenance } from "./registry-model-source.js";
 import { untilAborted } from "./until-aborted.js";
+import { machineSpecFromProto } from "../kit/transport/machine-spec-codec.js";
 import { outputTypeFromProto } from "../kit/transport/output-type-codec.js";
-
-function machineFromProto(spec: MachineSpec | undefined): MachineDescription | undefined {
-  if (spec === undefined) return undefined;
-  return {
-    processor: spec.processor,
-    cores: spec.cores,
-    chips: spec.chips,
-    memoryGib: spec.memoryGib,
-    frequencyMhz: spec.frequencyMhz,
-  };
-}
 
 /** Decodes and checks the transport-level shape of a request. */
 export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
@@ -49,7 +37,7 @@ export function decodeEstimateRequest(request: EstimateRequest): EstimateInput {
     filter: request.filter,
     pipelineName: request.pipelineName,
     unavailableFeatureNames: request.unavailableFeatureNames,
-    machineSpec: machineFromProto(request.machineSpec),
+    machineSpec: request.machineSpec === undefined ? undefined : machineSpecFromProto(request.machineSpec),
     intervalLevel: request.intervalLevel,
   };
 }

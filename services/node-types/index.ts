@@ -1,6 +1,7 @@
 // Node types: machine specs, their discovery, similarity, and a pipeline's node_type_index.json.
 export { type DiscoveredMachineSpec, discoverMachineSpec, type MachineRoots } from "./discover-machine-spec.js";
 export { formatProcessor, formatVendor } from "./format-processor.js";
+export { type MachineSpec, machineSpecOfNode, nodeSpecOfMachine } from "./machine-spec.js";
 export {
   attrHasValue,
   emptyNodeSpec,

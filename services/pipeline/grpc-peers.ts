@@ -14,8 +14,9 @@ import { collectChunks, tableToChunks } from "../kit/transport/table-codec.js";
 import { batchFiles } from "./domain/pipeline-files.js";
 import type { PipelinePeers } from "./domain/pipeline-peers.js";
 import { callPeer, fromPeerError, isPeerNotFound, peerPreconditionSubject } from "../kit/calls/peer-errors.js";
-import { isolatorKindOf, isolatorNameOf, machineSpecMessage, trainerResultOf, windowMessage } from "./peer-messages.js";
+import { isolatorKindOf, isolatorNameOf, trainerResultOf, windowMessage } from "./peer-messages.js";
 import { byteChunks } from "../kit/transport/byte-chunks.js";
+import { machineSpecToProto } from "../kit/transport/machine-spec-codec.js";
 import { outputTypeToProto } from "../kit/transport/output-type-codec.js";
 
 // The request field the extractor names when it no longer holds a response sent by its digest.
@@ -205,7 +206,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
               seed: spec.seed,
               testTimestampsSeconds: [],
               pipelineName: spec.pipelineName,
-              machineSpec: spec.machineSpec === undefined ? undefined : machineSpecMessage(spec.machineSpec),
+              machineSpec: spec.machineSpec === undefined ? undefined : machineSpecToProto(spec.machineSpec),
               continueFromCheckpoint: spec.continueFromCheckpoint,
               skipPublish: false,
               featureNames: [...spec.featureNames],
@@ -223,7 +224,7 @@ export function createGrpcPeers(clients: PipelinePeerClients): PipelinePeers {
 
     async indexMachine(pipelineName, machineId, spec) {
       return callPeer("registry", () =>
-        registry.client.indexMachine({ pipelineName, machineId, spec: machineSpecMessage(spec) }),
+        registry.client.indexMachine({ pipelineName, machineId, spec: machineSpecToProto(spec) }),
       );
     },
 

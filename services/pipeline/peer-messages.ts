@@ -2,9 +2,9 @@
 // which reuse TrainerResult, MachineSpec, PrometheusWindow and IsolatorKind).
 import { assertEnergySource, type EnergySource } from "../domain/energy-sources.js";
 import { type TrainerResult, TrainOutcome } from "../generated/kepler/model/v1/trainer_service.js";
-import { IsolatorKind, type MachineSpec, type PrometheusWindow } from "../generated/kepler/model/v1/types.js";
+import { IsolatorKind, type PrometheusWindow } from "../generated/kepler/model/v1/types.js";
 import { outputTypeFromProto, outputTypeToProto } from "../kit/transport/output-type-codec.js";
-import type { IsolatorName, PipelineMachineSpec, PipelineTrainerResult, PrometheusWindowSpec } from "./domain/pipeline-peers.js";
+import type { IsolatorName, PipelineTrainerResult, PrometheusWindowSpec } from "./domain/pipeline-peers.js";
 
 const ISOLATOR_KINDS: Record<IsolatorName, IsolatorKind> = {
   none: IsolatorKind.ISOLATOR_KIND_NONE,
@@ -21,14 +21,6 @@ export function isolatorKindOf(name: IsolatorName): IsolatorKind {
 export function isolatorNameOf(kind: IsolatorKind, fallback: IsolatorName): IsolatorName {
   const found = (Object.entries(ISOLATOR_KINDS) as [IsolatorName, IsolatorKind][]).find(([, value]) => value === kind);
   return found?.[0] ?? fallback;
-}
-
-export function machineSpecMessage(spec: PipelineMachineSpec): MachineSpec {
-  return { ...spec };
-}
-
-export function machineSpecOf(message: MachineSpec): PipelineMachineSpec {
-  return { ...message };
 }
 
 export function windowMessage(window: PrometheusWindowSpec): PrometheusWindow {

@@ -11,7 +11,8 @@ import type { OnlinePipelineStatus } from "./domain/online-pipelines.js";
 import type { PipelineData, PipelineRunOptions } from "./domain/pipeline-options.js";
 import type { ExtractorName, IsolatorName, PipelineProgress, PipelineTrainerResult } from "./domain/pipeline-peers.js";
 import type { PipelineRunSummary } from "./domain/run-pipeline.js";
-import { machineSpecMessage, machineSpecOf, trainerResultMessage, windowOf } from "./peer-messages.js";
+import { machineSpecFromProto, machineSpecToProto } from "../kit/transport/machine-spec-codec.js";
+import { trainerResultMessage, windowOf } from "./peer-messages.js";
 
 function extractorName(kind: ExtractorKind, field: string): ExtractorName {
   if (kind === ExtractorKind.EXTRACTOR_KIND_UNSPECIFIED || kind === ExtractorKind.EXTRACTOR_KIND_DEFAULT) return "default";
@@ -58,7 +59,9 @@ export function decodeRunOptions(
     data,
     idleData,
     machine:
-      options.machineSpec === undefined ? undefined : { spec: machineSpecOf(options.machineSpec), machineId: options.machineId },
+      options.machineSpec === undefined
+        ? undefined
+        : { spec: machineSpecFromProto(options.machineSpec), machineId: options.machineId },
     nodeType: options.machineSpec === undefined ? options.nodeType : undefined,
     seed: options.seed ?? 0,
     useVmMetrics: options.useVmMetrics,
@@ -137,7 +140,7 @@ export function summaryMessage(summary: PipelineRunSummary): RunPipelineResponse
                 ? NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_REQUESTED
                 : NodeTypeMatchKind.NODE_TYPE_MATCH_KIND_NONE,
           pipelineName: summary.pipelineName,
-          nodeTypeSpec: nodeType.spec === undefined ? undefined : machineSpecMessage(nodeType.spec),
+          nodeTypeSpec: nodeType.spec === undefined ? undefined : machineSpecToProto(nodeType.spec),
           // An indexed spec is its node type's own spec; nothing was compared otherwise.
           similarity: nodeType.kind === "indexed" ? 1 : -1,
           reason: nodeTypeReason(nodeType, summary.pipelineName),

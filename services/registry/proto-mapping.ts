@@ -10,9 +10,18 @@ import {
 } from "../generated/kepler/model/v1/model.js";
 import { ModelEventKind } from "../generated/kepler/model/v1/registry_service.js";
 import type { MachineSpec } from "../generated/kepler/model/v1/types.js";
+import {
+  machineSpecFromProto as machineFromMessage,
+  machineSpecToProto as machineToMessage,
+} from "../kit/transport/machine-spec-codec.js";
 import { outputTypeFromProto, outputTypeToProto } from "../kit/transport/output-type-codec.js";
 import { calibrationOf, heldOutOf, type ModelLocation } from "../models/index.js";
-import { type NodeSpec, type NodeTypeMatchKind as DomainMatchKind, nodeSpecFrom } from "../node-types/index.js";
+import {
+  machineSpecOfNode,
+  type NodeSpec,
+  type NodeTypeMatchKind as DomainMatchKind,
+  nodeSpecOfMachine,
+} from "../node-types/index.js";
 import type { ModelCatalogue } from "./domain/model-catalogue.js";
 import type { PipelineSummary } from "./domain/pipeline-state.js";
 import type { ModelSelection, NodeTypeMatchInfo } from "./domain/select-model.js";
@@ -47,31 +56,11 @@ export function locationFromProto(location: ProtoLocation | undefined, field: st
 
 /** A node spec from a request's MachineSpec; undefined when absent. Zero and empty fields are unknown. */
 export function machineSpecFromProto(spec: MachineSpec | undefined): NodeSpec | undefined {
-  if (spec === undefined) return undefined;
-  return nodeSpecFrom({
-    processor: spec.processor,
-    cores: spec.cores,
-    chips: spec.chips,
-    memory: spec.memoryGib,
-    frequency: spec.frequencyMhz,
-  });
-}
-
-function whole(value: unknown): number {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+  return spec === undefined ? undefined : nodeSpecOfMachine(machineFromMessage(spec));
 }
 
 export function machineSpecToProto(spec: NodeSpec): MachineSpec {
-  return {
-    processor: spec.processor === null ? "" : String(spec.processor),
-    cores: whole(spec.cores),
-    chips: whole(spec.chips),
-    memoryGib: whole(spec.memory),
-    frequencyMhz: whole(spec.frequency),
-    vendor: "",
-    threadsPerCore: 0,
-  };
+  return machineToMessage(machineSpecOfNode(spec));
 }
 
 const MATCH_KINDS: Record<DomainMatchKind, NodeTypeMatchKind> = {

@@ -6,7 +6,8 @@ import { componentsOf } from "../../domain/energy-sources.js";
 import { FailedPreconditionError, InvalidInputError } from "../../domain/errors.js";
 import { listText } from "../../domain/list-text.js";
 import { F64Buffer, firstNonFinite, gatherFeatureColumns } from "../../../wasm-core/src/index.js";
-import type { LoadedModel, MachineDescription, ModelQuery } from "./loaded-model.js";
+import type { MachineSpec } from "../../node-types/index.js";
+import type { LoadedModel, ModelQuery } from "./loaded-model.js";
 import { assertIntervalLevel, DEFAULT_INTERVAL_LEVEL, intervalBounds } from "./prediction-intervals.js";
 import type { ModelCache } from "./model-cache.js";
 import type { OutputTypeName } from "../../models/index.js";
@@ -26,7 +27,7 @@ export interface EstimateInput {
   pipelineName: string;
   unavailableFeatureNames: readonly string[];
   /** The caller's machine; undefined means the estimator's own. */
-  machineSpec?: MachineDescription;
+  machineSpec?: MachineSpec;
   /** Nominal coverage of the prediction intervals (0 < level < 1); undefined means the estimator's default. */
   intervalLevel?: number;
 }
@@ -109,7 +110,7 @@ function assertInput(input: EstimateInput): void {
   }
 }
 
-function isKnown(machine: MachineDescription | undefined): machine is MachineDescription {
+function isKnown(machine: MachineSpec | undefined): machine is MachineSpec {
   return (
     machine !== undefined &&
     (machine.processor !== "" || machine.cores > 0 || machine.chips > 0 || machine.memoryGib > 0 || machine.frequencyMhz > 0)
@@ -120,7 +121,7 @@ function isKnown(machine: MachineDescription | undefined): machine is MachineDes
 export class Estimator<P> {
   constructor(
     private readonly cache: ModelCache<P>,
-    private readonly ownMachine: MachineDescription,
+    private readonly ownMachine: MachineSpec,
     private readonly defaultIntervalLevel = DEFAULT_INTERVAL_LEVEL,
   ) {}
 

@@ -2,6 +2,7 @@
 import type { IntervalCalibration } from "./prediction-intervals.js";
 import type { Predictor } from "./predictor.js";
 import type { OutputTypeName } from "../../models/index.js";
+import type { MachineSpec } from "../../node-types/index.js";
 
 /** What the estimator asks its model source for (the registry's SelectModel, typed). */
 export interface ModelQuery {
@@ -14,16 +15,7 @@ export interface ModelQuery {
   filter: string;
   pipelineName: string;
   /** The machine to match node types against. */
-  machineSpec: MachineDescription;
-}
-
-/** The caller's (or this host's) hardware, as far as known; 0 and "" are unknown. */
-export interface MachineDescription {
-  processor: string;
-  cores: number;
-  chips: number;
-  memoryGib: number;
-  frequencyMhz: number;
+  machineSpec: MachineSpec;
 }
 
 /** A loaded model; `provenance` is whatever the source reports about the choice (passed through). */

@@ -2,7 +2,8 @@
 // validated once before any peer is called.
 import { InvalidInputError } from "../../domain/errors.js";
 import { assertPathSegment } from "../../models/index.js";
-import type { ExtractorName, IsolatorName, PipelineMachineSpec, PrometheusWindowSpec } from "./pipeline-peers.js";
+import type { MachineSpec } from "../../node-types/index.js";
+import type { ExtractorName, IsolatorName, PrometheusWindowSpec } from "./pipeline-peers.js";
 
 /** Where the workload (and idle) data comes from. */
 export type PipelineData =
@@ -25,7 +26,7 @@ export interface PipelineRunOptions {
   /** Idle data for the profile isolator; undefined when there is none. */
   readonly idleData?: PipelineData;
   /** The machine the data was recorded on, indexed under `machineId`. */
-  readonly machine?: { readonly spec: PipelineMachineSpec; readonly machineId: string };
+  readonly machine?: { readonly spec: MachineSpec; readonly machineId: string };
   /** Node type for every row (ignored when `machine` is set). */
   readonly nodeType?: number;
   readonly seed: number;

@@ -3,6 +3,7 @@
 import type { DataTable } from "../../domain/data-table.js";
 import type { EnergySource } from "../../domain/energy-sources.js";
 import type { OutputTypeName } from "../../models/index.js";
+import type { MachineSpec } from "../../node-types/index.js";
 
 /** A live Prometheus window (reference `kepler-model query`). */
 export interface PrometheusWindowSpec {
@@ -14,17 +15,6 @@ export interface PrometheusWindowSpec {
   readonly thirdPartyMetricNames: readonly string[];
   /** Empty means `kepler_`. */
   readonly metricPrefix: string;
-}
-
-/** Hardware a machine was recorded on (reference machine spec, §6.5). */
-export interface PipelineMachineSpec {
-  readonly processor: string;
-  readonly cores: number;
-  readonly chips: number;
-  readonly memoryGib: number;
-  readonly frequencyMhz: number;
-  readonly vendor: string;
-  readonly threadsPerCore: number;
 }
 
 /** What the data holds, per the extractor. */
@@ -93,7 +83,7 @@ export interface TrainSpec {
   readonly outputType: OutputTypeName;
   readonly trainerNames: readonly string[];
   readonly nodeType?: number;
-  readonly machineSpec?: PipelineMachineSpec;
+  readonly machineSpec?: MachineSpec;
   readonly seed: number;
   /** Model features instead of the group's (ThirdParty). */
   readonly featureNames: readonly string[];
@@ -172,11 +162,7 @@ export interface PipelinePeers {
     signal?: AbortSignal,
   ): Promise<void>;
   /** Indexes a training machine in the pipeline's node_type_index.json; returns its node type. */
-  indexMachine(
-    pipelineName: string,
-    machineId: string,
-    spec: PipelineMachineSpec,
-  ): Promise<{ nodeType: number; created: boolean }>;
+  indexMachine(pipelineName: string, machineId: string, spec: MachineSpec): Promise<{ nodeType: number; created: boolean }>;
   /** The pipeline's metadata.json text, or undefined when it has none. */
   readPipelineMetadata(pipelineName: string): Promise<string | undefined>;
   /** The pipeline's stored idle-profile files (`profile/*.json`); none for an unknown pipeline. */

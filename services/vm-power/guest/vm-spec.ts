@@ -1,7 +1,8 @@
 // A VM's machine spec, as its node type is indexed and as the exporter describes its own VM to the
 // registry and the estimator (a guest cannot see its host's processor or clock).
 import type { MachineSpec } from "../../generated/kepler/model/v1/types.js";
-import type { NodeSpec } from "../../node-types/index.js";
+import { machineSpecToProto } from "../../kit/transport/machine-spec-codec.js";
+import { machineSpecOfNode, type NodeSpec } from "../../node-types/index.js";
 
 /** The frequency of every VM spec: a guest cannot see its host's clock, and a node type needs a complete spec. */
 export const VM_FREQUENCY_MHZ = 1;
@@ -22,13 +23,5 @@ export function vmSpec(vcpus: number, memoryBytes: number): NodeSpec {
 
 /** The spec as the MachineSpec message of SelectModel, Estimate and IndexMachine. */
 export function vmSpecMessage(spec: NodeSpec): MachineSpec {
-  return {
-    processor: String(spec.processor),
-    cores: Number(spec.cores),
-    chips: Number(spec.chips),
-    memoryGib: Number(spec.memory),
-    frequencyMhz: Number(spec.frequency),
-    vendor: "",
-    threadsPerCore: 0,
-  };
+  return machineSpecToProto(machineSpecOfNode(spec));
 }

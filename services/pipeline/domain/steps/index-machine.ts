@@ -2,7 +2,8 @@
 // spec is indexed in the pipeline's node_type_index.json and its node type replaces the data's node_type
 // column, §6.5, §9.4).
 import type { PipelineRunOptions } from "../pipeline-options.js";
-import type { PipelineMachineSpec, PipelinePeers } from "../pipeline-peers.js";
+import type { MachineSpec } from "../../../node-types/index.js";
+import type { PipelinePeers } from "../pipeline-peers.js";
 
 /** How the node type was chosen. */
 export interface NodeTypeAssignment {
@@ -13,7 +14,7 @@ export interface NodeTypeAssignment {
    * `requested`: the request named it; `data`: the data's column is kept.
    */
   readonly kind: "indexed" | "requested" | "data";
-  readonly spec?: PipelineMachineSpec;
+  readonly spec?: MachineSpec;
   /** True when indexing created a new node type. */
   readonly created?: boolean;
 }
