@@ -1,8 +1,8 @@
-// OpenTelemetry tracing, off by default. When an OTLP endpoint is configured (or a test passes an
-// exporter), every gRPC call a server answers is a span; its context travels to peers in the
-// `traceparent` metadata (W3C trace context), so one RunPipeline is one trace across pipeline,
-// extractor, isolator, trainer and registry, and one Estimate one trace across estimator and registry.
-// Logs of a traced call carry its trace id.
+// OpenTelemetry tracing, off by default. startTracing sets up the process's tracer provider (OTLP
+// endpoint, or a test's exporter); a server started with `observation.trace` then makes every call it
+// answers a span; its context travels to peers in the `traceparent` metadata (W3C trace context), so
+// one RunPipeline is one trace across pipeline, extractor, isolator, trainer and registry, and one
+// Estimate one trace across estimator and registry. Logs of a traced call carry its trace id.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Context, type ContextManager, context as otelContext, propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
