@@ -1,6 +1,6 @@
 // Archives over gRPC streams: spooling a header-then-chunks upload to a temporary file within the upload
-// bound and the process's upload budget, and sending an archive as messages whose first carries the
-// header fields.
+// bound and the process's upload budget, and sending an archive (read whole, within the same budget) as
+// messages whose first carries the header fields.
 import { createHash, randomBytes } from "node:crypto";
 import { type FileHandle, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -174,5 +174,25 @@ export function* archiveMessages<F extends object>(bytes: Uint8Array, first: F):
   for (const chunk of byteChunks(bytes)) {
     yield isFirst ? { ...first, archiveChunk: Buffer.from(chunk) } : { archiveChunk: Buffer.from(chunk) };
     isFirst = false;
+  }
+}
+
+/**
+ * An archive read whole to be sent (GetModelArchive), its size reserved in the upload budget from before it
+ * is read until its last message is taken, so downloads of big archives add up within the same bound.
+ */
+export async function* budgetedArchiveMessages<F extends object>(
+  budget: UploadBudget,
+  sizeBytes: number,
+  read: () => Promise<Uint8Array>,
+  first: F,
+): AsyncGenerator<(F & { archiveSizeBytes: number }) | { archiveChunk: Buffer }> {
+  const reservation = budget.reserve("this archive");
+  try {
+    reservation.grow(sizeBytes);
+    const bytes = await read();
+    yield* archiveMessages(bytes, { ...first, archiveSizeBytes: bytes.byteLength });
+  } finally {
+    reservation.release();
   }
 }

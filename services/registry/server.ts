@@ -19,6 +19,7 @@ import { rollbackModel } from "./domain/rollback-model.js";
 import { listBestModels, selectModel } from "./domain/select-model.js";
 import {
   archiveMessages,
+  budgetedArchiveMessages,
   spoolAnnouncedArchive,
   spoolHeaderAndChunks,
   type UploadSpooling,
@@ -153,8 +154,9 @@ export function createRegistryService(store: ModelCatalogue, limits: RegistrySer
 
     async *getModelArchive(request) {
       const model = store.get(locationFromProto(request.location, "location"));
-      const bytes = await store.readArchive(model);
-      yield* archiveMessages(bytes, { metadata: metadataToProto(model, store), archiveSizeBytes: bytes.byteLength });
+      yield* budgetedArchiveMessages(limits.spooling.budget, model.zipSizeBytes, () => store.readArchive(model), {
+        metadata: metadataToProto(model, store),
+      });
     },
 
     async getModelWeights(request) {

@@ -185,7 +185,7 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect(spooled()).toEqual([]);
   });
 
-  it("PublishModel while another upload holds the budget: RESOURCE_EXHAUSTED with a retry hint; then it fits", async () => {
+  it("PublishModel and GetModelArchive while an upload holds the budget: RESOURCE_EXHAUSTED with a retry hint; then they fit", async () => {
     const holding = padded(5, 700 * KIB);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -202,8 +202,20 @@ describe("uploads spooled to disk within the upload budget", () => {
     while (budget.inFlightBytes < holding.sizeBytes) await new Promise((resolve) => setTimeout(resolve, 10));
     const second = padded(6, 700 * KIB);
     expectBudgetBusy(await refusal(registry().publishModel(publishRequests(6, second.pieces(), second.sizeBytes))));
+    // A download read whole is in the same budget: model 1's 900 KiB do not fit beside the 700 held.
+    const { location } = buildTestArchive(model("LinearRegressionTrainer", 1, 5));
+    const download = () => {
+      const messages = registry().getModelArchive({ location: { ...location, outputType: OutputType.OUTPUT_TYPE_ABS_POWER } });
+      return (async () => {
+        let bytes = 0;
+        for await (const message of messages) bytes += message.archiveChunk.byteLength;
+        return bytes;
+      })();
+    };
+    expectBudgetBusy(await refusal(download()));
     release();
     expect((await first).metadata?.modelName).toBe("LinearRegressionTrainer_5");
+    expect(await download()).toBe(900 * KIB);
     expect((await registry().publishModel(publishRequests(6, second.pieces(), second.sizeBytes))).metadata?.modelName).toBe(
       "LinearRegressionTrainer_6",
     );
