@@ -1,22 +1,17 @@
-// Server tests (issue 34): uploads are spooled to a temporary file in the model folder as they arrive and
-// reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). An upload that
-// does not fit beside the others is refused with RESOURCE_EXHAUSTED and a RetryInfo hint; one larger than
-// the whole budget (a PublishModel by its announced size, an ImportPipeline by its running size, an archive
-// by what it inflates to, a RunPipeline recording, a BuildIdleProfile idle recording) with RESOURCE_EXHAUSTED and no hint. Every failure
-// removes the spooled file and gives the bytes back; a spooled upload a kill left behind is removed on start.
+// Server tests (issue 34): registry uploads are spooled to a temporary file in the model folder as they
+// arrive and reserve their bytes in the process's upload budget (upload-budget-bytes, here 1 MiB). An
+// upload (or a GetModelArchive read whole) that does not fit beside the others is refused with
+// RESOURCE_EXHAUSTED and a RetryInfo hint; one larger than the whole budget (a PublishModel by its
+// announced size, an ImportPipeline by its running size, an archive by what it inflates to) with
+// RESOURCE_EXHAUSTED and no hint. Every failure removes the spooled file and gives the bytes back; a
+// spooled upload a kill left behind is removed on start. The other doors: upload-budget-doors.test.ts.
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientError, Status, createChannel, createClientFactory } from "nice-grpc";
-import { RetryInfo, RichClientError, errorDetailsClientMiddleware } from "nice-grpc-error-details";
+import { Status, createChannel } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BuildIdleProfileOptions, IsolatorServiceDefinition } from "../../services/generated/kepler/model/v1/isolator_service.js";
-import { readIsolatorConfig } from "../../services/isolator/config.js";
-import { startIsolator } from "../../services/isolator/main.js";
-import { PipelineServiceDefinition, RunPipelineOptions } from "../../services/generated/kepler/model/v1/pipeline_service.js";
 import {
   type PublishModelRequest,
   RegistryServiceDefinition,
@@ -25,24 +20,20 @@ import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { processUploadBudget } from "../../services/kit/calls/upload-budget.js";
 import { silentLogger } from "../../services/kit/observe/logger.js";
 import type { ServerHandle } from "../../services/kit/transport/grpc-server.js";
-import { readPipelineConfig } from "../../services/pipeline/config.js";
-import { startPipeline } from "../../services/pipeline/main.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { createZip } from "../../services/models/zip-writer.js";
 import { readZip } from "../../services/models/zip-reader.js";
+import { budgetClientFactory, expectBudgetBusy, expectNeverFits, refusal } from "../support/budget-refusals.js";
 import { buildTestArchive } from "../support/model-archives.js";
 import { paddedModelArchive } from "../support/padded-model-archive.js";
 import { model } from "../support/seeded-registry.js";
 
 const KIB = 1024;
 const BUDGET_BYTES = 1024 * KIB;
-const clientFactory = createClientFactory().use(errorDetailsClientMiddleware);
 
 let dir: string;
 let modelPath: string;
 let registryHandle: ServerHandle;
-let pipelineHandle: ServerHandle;
-let isolatorHandle: ServerHandle;
 let channels: ReturnType<typeof createChannel>[] = [];
 
 beforeAll(async () => {
@@ -57,38 +48,11 @@ beforeAll(async () => {
     { host: "127.0.0.1", port: 0, modelPath, rescanIntervalMs: 0, sourcePipelines: [], uploadBudgetBytes: BUDGET_BYTES },
     { logger: silentLogger() },
   );
-  // Its peers are never reached: the recording is refused while it is read.
-  pipelineHandle = await startPipeline(
-    {
-      ...readPipelineConfig({}),
-      host: "127.0.0.1",
-      port: 0,
-      registryAddress: registryHandle.address,
-      extractorAddress: "127.0.0.1:1",
-      isolatorAddress: "127.0.0.1:1",
-      trainerAddress: "127.0.0.1:1",
-      uploadBudgetBytes: BUDGET_BYTES,
-    },
-    { logger: silentLogger() },
-  );
-  isolatorHandle = await startIsolator(
-    {
-      ...readIsolatorConfig({}),
-      host: "127.0.0.1",
-      port: 0,
-      registryAddress: registryHandle.address,
-      extractorAddress: "127.0.0.1:1",
-      uploadBudgetBytes: BUDGET_BYTES,
-    },
-    { logger: silentLogger() },
-  );
 });
 
 afterAll(async () => {
   for (const channel of channels) channel.close();
   channels = [];
-  await isolatorHandle?.close();
-  await pipelineHandle?.close();
   await registryHandle?.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -96,36 +60,10 @@ afterAll(async () => {
 function registry() {
   const channel = createChannel(registryHandle.address);
   channels.push(channel);
-  return clientFactory.create(RegistryServiceDefinition, channel);
+  return budgetClientFactory.create(RegistryServiceDefinition, channel);
 }
 
 const spooled = () => readdirSync(modelPath).filter((name) => name.startsWith(".upload"));
-
-async function refusal(call: Promise<unknown>): Promise<ClientError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ClientError);
-  return error as ClientError;
-}
-
-// Refused while other uploads hold the budget: RESOURCE_EXHAUSTED with a 5 s RetryInfo.
-function expectBudgetBusy(error: ClientError): void {
-  expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
-  expect(error.details).toMatch(/are free \(upload-budget-bytes\); retry later$/);
-  expect(error).toBeInstanceOf(RichClientError);
-  expect((error as InstanceType<typeof RichClientError>).extra).toEqual([
-    RetryInfo.fromPartial({ retryDelay: { seconds: 5, nanos: 0 } }),
-  ]);
-}
-
-// Larger than the whole budget: RESOURCE_EXHAUSTED with no retry hint (a retry would be refused again).
-function expectNeverFits(error: ClientError): void {
-  expect(Status[error.code]).toBe("RESOURCE_EXHAUSTED");
-  expect(error.details).toMatch(/more than the whole upload budget of 1048576 \(upload-budget-bytes\)$/);
-  expect((error as Partial<InstanceType<typeof RichClientError>>).extra ?? []).toEqual([]);
-}
 
 // A PublishModel of `zip`'s pieces; `beforeLast` runs before the last piece is sent.
 async function* publishRequests(
@@ -277,70 +215,5 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect((await registry().publishModel(publishRequests(3, archive.pieces(), archive.sizeBytes))).metadata?.modelName).toBe(
       "LinearRegressionTrainer_3",
     );
-  });
-
-  it("BuildIdleProfile with an idle recording over the budget: RESOURCE_EXHAUSTED before the extractor is called", async () => {
-    const channel = createChannel(isolatorHandle.address);
-    channels.push(channel);
-    const isolator = clientFactory.create(IsolatorServiceDefinition, channel);
-    const options = BuildIdleProfileOptions.fromPartial({ energySources: ["rapl-sysfs"] });
-    expectNeverFits(
-      await refusal(
-        isolator.buildIdleProfile(
-          (async function* () {
-            yield { content: { $case: "options" as const, value: options } };
-            for (let i = 0; i < 4; i++)
-              yield { content: { $case: "responseChunk" as const, value: Buffer.alloc(512 * KIB, 32) } };
-          })(),
-        ),
-      ),
-    );
-  });
-
-  it("POST /model bodies are read within the budget: one past what another holds gets HTTP 429 with Retry-After", async () => {
-    const post = () =>
-      httpRequest(`http://${registryHandle.address}/model`, { method: "POST", headers: { "content-type": "application/json" } });
-    const holding = post();
-    const held = new Promise<number>((resolve, reject) => {
-      holding.on("response", (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      holding.on("error", reject);
-    });
-    // 700 KiB sent, the body not ended: the registry holds them while it waits for the rest.
-    holding.write(Buffer.alloc(700 * KIB, 32));
-    const budget = processUploadBudget(BUDGET_BYTES);
-    while (budget.inFlightBytes < 700 * KIB) await new Promise((resolve) => setTimeout(resolve, 10));
-    const refused = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
-      const second = post();
-      second.on("response", (response) => {
-        response.resume();
-        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] });
-      });
-      second.on("error", reject);
-      second.end(Buffer.alloc(700 * KIB, 32));
-    });
-    expect(refused).toEqual({ status: 429, retryAfter: "5" });
-    holding.end("{}");
-    // The held body completes and is answered as a request (here a bad one: no features), not refused.
-    expect(await held).toBe(400);
-  });
-
-  it("RunPipeline with a recording over the budget: RESOURCE_EXHAUSTED before any peer is called", async () => {
-    const channel = createChannel(pipelineHandle.address);
-    channels.push(channel);
-    const pipeline = clientFactory.create(PipelineServiceDefinition, channel);
-    const options = RunPipelineOptions.fromPartial({ pipelineName: "recorded", energySources: ["rapl-sysfs"] });
-    const run = pipeline.runPipeline(
-      (async function* () {
-        yield { content: { $case: "options" as const, value: options } };
-        for (let i = 0; i < 4; i++) yield { content: { $case: "responseChunk" as const, value: Buffer.alloc(512 * KIB, 32) } };
-      })(),
-    );
-    const drained = (async () => {
-      for await (const _ of run) void _;
-    })();
-    expectNeverFits(await refusal(drained));
   });
 });
