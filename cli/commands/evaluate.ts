@@ -66,7 +66,7 @@ export async function evaluationTable(
  * Evaluates every listed model, one extraction per group; models are ranked by MAE within source and
  * output type. `onModel` hears each model before it runs (progress).
  */
-export async function evaluateModels(
+async function evaluateModels(
   response: PrometheusResponse,
   models: readonly ModelFolderEntry[],
   options: {

@@ -21,7 +21,7 @@ import { predictionsCsv } from "../report/predictions-csv.js";
 import { readPipelineMetadata, readRecording } from "./evaluate.js";
 
 /** The report's HTML file name inside --out. */
-export const REPORT_HTML = "report.html";
+const REPORT_HTML = "report.html";
 
 export const reportCommand: Command = {
   name: "report",

@@ -3,14 +3,14 @@
 import { InvalidInputError } from "./errors.js";
 
 export const SYSTEM_FEATURES = ["node_info", "cpu_scaling_frequency_hertz"] as const;
-export const COUNTER_FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"] as const;
-export const BPF_FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"] as const;
-export const IRQ_FEATURES = ["bpf_block_irq", "bpf_net_rx_irq", "bpf_net_tx_irq"] as const;
+const COUNTER_FEATURES = ["cache_miss", "cpu_cycles", "cpu_instructions"] as const;
+const BPF_FEATURES = ["bpf_cpu_time_ms", "bpf_page_cache_hit"] as const;
+const IRQ_FEATURES = ["bpf_block_irq", "bpf_net_rx_irq", "bpf_net_tx_irq"] as const;
 export const ACCELERATOR_FEATURES = ["accelerator_intel_qat"] as const;
-export const WORKLOAD_FEATURES = [...COUNTER_FEATURES, ...BPF_FEATURES, ...IRQ_FEATURES, ...ACCELERATOR_FEATURES] as const;
+const WORKLOAD_FEATURES = [...COUNTER_FEATURES, ...BPF_FEATURES, ...IRQ_FEATURES, ...ACCELERATOR_FEATURES] as const;
 
 /** The reference's FeatureGroups dict, in its order (the order model selection scans them). */
-export const REFERENCE_FEATURE_GROUP_NAMES = [
+const REFERENCE_FEATURE_GROUP_NAMES = [
   "Full",
   "WorkloadOnly",
   "CounterOnly",
@@ -36,7 +36,7 @@ export type ExtraFeatureGroupName = (typeof EXTRA_FEATURE_GROUP_NAMES)[number];
  * exporter or /proc), without and with the perf counters some hypervisors pass through. Never found in
  * a Kepler recording's valid groups: they come from the guest, not from Kepler.
  */
-export const GUEST_FEATURE_GROUP_NAMES = ["GuestOSOnly", "GuestOSPerf"] as const;
+const GUEST_FEATURE_GROUP_NAMES = ["GuestOSOnly", "GuestOSPerf"] as const;
 export type GuestFeatureGroupName = (typeof GUEST_FEATURE_GROUP_NAMES)[number];
 
 /** Guest OS features: CPU modes as fractions of the VM's vCPU time, the rest per second (or a fraction). */
@@ -74,14 +74,14 @@ const sorted = (features: readonly string[]): readonly string[] => [...features]
 // so such data supports only the groups its metric names support.
 
 /** cgroup features, part of WORKLOAD/BASIC until reference commit ce5040b (2024-08-02). */
-export const CGROUP_FEATURES = [
+const CGROUP_FEATURES = [
   "cgroupfs_cpu_usage_us",
   "cgroupfs_memory_usage_bytes",
   "cgroupfs_system_cpu_usage_us",
   "cgroupfs_user_cpu_usage_us",
 ] as const;
 /** kubelet features of the KubeletOnly group, removed in reference commit d04d3aa (2024-01-25). */
-export const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
+const KUBELET_FEATURES = ["kubelet_memory_bytes", "kubelet_cpu_usage"] as const;
 
 const FIXED_GROUP_FEATURES: Record<Exclude<FeatureGroupName, "ThirdParty">, readonly string[]> = {
   Full: sorted([...WORKLOAD_FEATURES, ...SYSTEM_FEATURES]),
