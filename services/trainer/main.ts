@@ -3,7 +3,8 @@ import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import { servicePeerConnection } from "../kit/security/peer-connection.js";
 import { type WithSecurity, securityOf } from "../kit/security/security-config.js";
-import type { WithOverload } from "../kit/config/overload-config.js";
+import { overloadOf, type WithOverload } from "../kit/config/overload-config.js";
+import { processUploadBudget } from "../kit/calls/upload-budget.js";
 import type { ServiceDeps, ServiceLauncher } from "../kit/config/service-launcher.js";
 import { createRegistryClient } from "../registry/client.js";
 import { type TrainerConfig, trainerConfigSchema, readTrainerConfig } from "./config.js";
@@ -27,7 +28,10 @@ export async function startTrainer(config: WithOverload<WithSecurity<TrainerConf
         });
   const checkpointStores: ArchiveFetcher[] = [];
   if (registry !== undefined) checkpointStores.push(registryArchiveFetcher(registry));
-  if (config.checkpointUrl !== "") checkpointStores.push(urlArchiveFetcher(config.checkpointUrl, config.peerDeadlineMs));
+  if (config.checkpointUrl !== "")
+    checkpointStores.push(
+      urlArchiveFetcher(config.checkpointUrl, config.peerDeadlineMs, processUploadBudget(overloadOf(config).uploadBudgetBytes)),
+    );
   // The worker threads start now, while the process starts (see worker-pool.ts).
   const fitter = createFitPool(config.workerThreads);
   return startServiceServer(
