@@ -4,7 +4,7 @@
 // belong to one version whatever moment a writer dies, and registries never see half a model. Every
 // failure but a missing key is an UnavailableError naming the store.
 import { createHash } from "node:crypto";
-import { InvalidInputError, UnavailableError } from "../../../domain/errors.js";
+import { InvalidInputError } from "../../../domain/errors.js";
 import type { ModelLocation } from "../../../models/index.js";
 import { type ObjectBucket, openBucket, parseS3Url, type S3Settings } from "../../../object-store/index.js";
 import { isSafeRelativePath, modelPathOf } from "../model-layout.js";
@@ -89,9 +89,7 @@ export class S3ModelStorage implements ModelStorage {
     const base = modelPathOf(location);
     const signature = this.contentSignature(files);
     const folder = await stageAndCommit(this.bucket, base, files, signature, onStep);
-    // Only a staged copy deleted under it (by another writer of the model, or after ORPHAN_SECONDS) fails here.
-    if (!(await completePublish(this.bucket, base, folder, onStep)))
-      throw new UnavailableError(`model store ${this.name}`, `writing ${base}: its staged copy was deleted meanwhile`);
+    await completePublish(this.bucket, base, folder, onStep, files);
     await onStep("done");
     return { signature, modifiedTimeSeconds: Date.now() / 1000 };
   }

@@ -6,7 +6,8 @@
 //   1. the new version is staged under `.publishing/<model>/<signature>/` (model.zip, model.json, files/),
 //   2. a `committed` marker is written there: from then on the publish is completed even if its writer dies,
 //   3. the old version's layout objects are deleted,
-//   4. the staged version is copied into the layout (server-side copies), the zip last,
+//   4. the new version is written into the layout (by its writer; copied from the staged objects when
+//      completing a killed writer's publish), the zip last,
 //   5. the markers and the staged copies are deleted.
 // During 3 and 4 the layout holds part of the old version or part of the new one, never both; registries
 // list and read the staged version while a marker exists (bucket-listing.ts), so for them the model never
@@ -56,30 +57,43 @@ export async function stageAndCommit(
 }
 
 /**
- * Steps 3 to 5 (see the file comment) for the version staged in `folder`; safe to run again. Returns
- * false when the staged zip is gone (another registry completed the publish and deleted it).
+ * Steps 3 to 5 (see the file comment) for the version staged in `folder`; safe to run again. The writer
+ * passes its `files` (written from memory: a PUT is cheaper than a server-side copy); a completion of a
+ * killed writer's publish copies the staged objects. Returns false when the staged zip is gone (another
+ * registry completed the publish and deleted it).
  */
 export async function completePublish(
   bucket: ObjectBucket,
   base: string,
   folder: string,
   onStep: (step: WriteStep) => void | Promise<void> = () => {},
+  files?: ModelFiles,
 ): Promise<boolean> {
-  const staged = (await bucket.list(folder)).map((entry) => entry.path);
-  const complete = staged.includes(`${folder}/model.zip`);
+  const [staged, old] = await Promise.all([
+    files === undefined ? bucket.list(folder).then((entries) => entries.map((entry) => entry.path)) : undefined,
+    bucket.list(base).then((entries) => entries.map((entry) => entry.path)),
+  ]);
+  const complete = staged === undefined || staged.includes(`${folder}/model.zip`);
   if (complete) {
     // One request: whichever of these goes first, what is left is part of the old version.
-    const old = (await bucket.list(base)).map((entry) => entry.path);
     await bucket.delete([`${base}.zip`, `${base}.json`, ...old]);
     await onStep("replacing");
     const filesFolder = `${folder}/files/`;
-    await Promise.all([
-      ...staged
-        .filter((path) => path.startsWith(filesFolder))
-        .map((path) => bucket.copy(path, `${base}/${path.slice(filesFolder.length)}`)),
-      ...(staged.includes(`${folder}/model.json`) ? [bucket.copy(`${folder}/model.json`, `${base}.json`)] : []),
-    ]);
-    await bucket.copy(`${folder}/model.zip`, `${base}.zip`);
+    if (files !== undefined) {
+      await Promise.all([
+        ...files.folderEntries.map((entry) => bucket.put(`${base}/${entry.name}`, entry.data)),
+        ...(files.weightJson === undefined ? [] : [bucket.put(`${base}.json`, files.weightJson)]),
+      ]);
+      await bucket.put(`${base}.zip`, files.zip);
+    } else {
+      await Promise.all([
+        ...staged!
+          .filter((path) => path.startsWith(filesFolder))
+          .map((path) => bucket.copy(path, `${base}/${path.slice(filesFolder.length)}`)),
+        ...(staged!.includes(`${folder}/model.json`) ? [bucket.copy(`${folder}/model.json`, `${base}.json`)] : []),
+      ]);
+      await bucket.copy(`${folder}/model.zip`, `${base}.zip`);
+    }
   }
   // Every marker of this model (an older killed publish's too) and the staged bytes, in one request: a
   // reader that follows a marker to deleted bytes reads the layout again (S3ModelStorage.readModel).
