@@ -1,6 +1,7 @@
 // Reading an HTTP/1.1 request body with a size bound, for handlers served beside gRPC
 // (shared-port-listener.ts). The head and whole-request timeouts are the listener's.
 import type { IncomingMessage } from "node:http";
+import { AbortError } from "abort-controller-x";
 import type { UploadReservation } from "../calls/upload-budget.js";
 
 /** The body is larger than the handler accepts (answer 413). */
@@ -20,6 +21,16 @@ export class BodyTooLargeError extends Error {
  */
 export function readRequestBody(request: IncomingMessage, limitBytes: number, reservation?: UploadReservation): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A client gone before its body ended (also while its call waited for a slot: the stream is then
+    // destroyed already and emits nothing more) is a cancelled call, not a body that never ends.
+    const gone = () => reject(new AbortError());
+    if (request.destroyed && !request.complete) {
+      gone();
+      return;
+    }
+    request.once("close", () => {
+      if (!request.complete) gone();
+    });
     const announced = Number(request.headers["content-length"]);
     if (Number.isFinite(announced) && announced > limitBytes) {
       request.resume();
