@@ -5,6 +5,7 @@
 // request id) go into one buffer
 // of the exact size. The bytes equal the generated encoder's, field for field and in its order
 // (estimate-bytes.test.ts).
+import { endianness } from "node:os";
 import { EstimateResponse } from "../generated/kepler/model/v1/estimator_service.js";
 import type { EstimateResult } from "./domain/estimate-power.js";
 import type { LoadedModel } from "./domain/loaded-model.js";
@@ -86,10 +87,18 @@ function componentBodySize(name: Buffer, c: ComponentResult): number {
   return nameSize + packedSize(c.powerWatts.length) + bounds + ((c.halfWidthWatts ?? 0) !== 0 ? 9 : 0);
 }
 
+// Protobuf packed doubles are little-endian, as a Float64Array's memory is on a little-endian machine:
+// there the values are copied as one block instead of written one by one.
+const LITTLE_ENDIAN = endianness() === "LE";
+
 function writePacked(buffer: Buffer, at: number, tag: number, values: Float64Array | undefined): number {
   if (values === undefined || values.length === 0) return at;
   buffer[at++] = tag;
   at = writeVarint(buffer, at, 8 * values.length);
+  if (LITTLE_ENDIAN) {
+    buffer.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), at);
+    return at + values.byteLength;
+  }
   for (let i = 0; i < values.length; i++) at = buffer.writeDoubleLE(values[i]!, at);
   return at;
 }
