@@ -91,7 +91,7 @@ describe("admission: abandoned HTTP bodies", () => {
     const channel = createChannel(server.address);
     try {
       const registry = createClient(RegistryServiceDefinition, channel);
-      const answered = await registry.listModels({}, { deadline: new Date(Date.now() + 3000) });
+      const answered = await registry.listModels({}, { signal: AbortSignal.timeout(3000) });
       expect(answered.models).toEqual([]);
     } finally {
       channel.close();
