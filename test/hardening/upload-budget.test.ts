@@ -48,11 +48,15 @@ describe("six concurrent 250 MiB uploads under a 512 MiB limit", { skip: !exists
   it("keep the registry under the limit: one stored whole, the rest RESOURCE_EXHAUSTED with a retry hint, Estimate answering", async () => {
     const modelPath = await mkdtemp(join(tmpdir(), "upload-budget-"));
     folders.push(modelPath);
-    const serve = spawnNode([
-      ...["bin/kepler-model.js", "serve", "registry", "estimator", "--no-default-models"],
-      ...["--log-format", "json", "--log-level", "warn", "--model-path", modelPath],
-      ...["--registry-port", "0", "--estimator-port", "0", "--metrics-port", "0"],
-    ]);
+    const serve = spawnNode(
+      [
+        ...["bin/kepler-model.js", "serve", "registry", "estimator", "--no-default-models"],
+        ...["--log-format", "json", "--log-level", "warn", "--model-path", modelPath],
+        ...["--registry-port", "0", "--estimator-port", "0", "--metrics-port", "0"],
+      ],
+      {},
+      { tsx: false },
+    );
     children.push(serve);
     await serve.waitForOutput(/Stop with Ctrl-C/, 60_000);
     const address = (name: string) => new RegExp(`^ {2}${name} +(127\\.0\\.0\\.1:\\d+)$`, "m").exec(serve.output())![1]!;

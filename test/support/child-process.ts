@@ -13,9 +13,13 @@ export interface RunningChild {
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
-/** Spawns `node <args>` from the repository root with tsx loaded (TypeScript entry points). */
-export function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningChild {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+/**
+ * Spawns `node <args>` from the repository root with tsx loaded (TypeScript entry points). `bin/kepler-model.js`
+ * needs no loader (it loads tsx itself when it runs the sources): `{ tsx: false }` runs it as users do, without
+ * tsx's hooks in front of the bundle, which also weigh on a memory measurement.
+ */
+export function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: { tsx?: boolean } = {}): RunningChild {
+  const child = spawn(process.execPath, [...(options.tsx === false ? [] : ["--import", "tsx"]), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
