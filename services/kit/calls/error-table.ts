@@ -14,6 +14,7 @@ import {
 import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { AccessDenied } from "../security/access-denied.js";
 import { BodyTooLargeError } from "../transport/http-request-body.js";
+import { ResponseTooLargeError } from "../transport/capped-response-body.js";
 import { AdmissionRefused } from "./admission-refused.js";
 
 /** A socket request's outcome (also its metric label): answered, refused with a reason, or failed. */
@@ -70,7 +71,7 @@ export function errorKindOf(error: unknown): ErrorKind {
   if (error instanceof UnavailableError) return "unavailable";
   if (error instanceof NotImplementedError) return "not-implemented";
   if (error instanceof AccessDenied) return error.kind;
-  if (error instanceof BodyTooLargeError) return "too-large";
+  if (error instanceof BodyTooLargeError || error instanceof ResponseTooLargeError) return "too-large";
   if (error instanceof AdmissionRefused) return "overloaded";
   if (error instanceof ServerError) return kindOfStatus(error.code);
   if (isAbortError(error)) return "cancelled";
