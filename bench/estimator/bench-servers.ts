@@ -1,6 +1,7 @@
 // The estimator bench's setup: the registry and estimator in a child process, the two benchmark models
 // (linear and k-nearest-neighbour, from a fixed seed) published there, and Estimate requests of n rows.
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { type EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -20,11 +21,13 @@ function random(seed: number): () => number {
   };
 }
 
+/** `kepler-model serve registry estimator` of the checkout at `root` (this one by default; a baseline's with --baseline). */
 export async function startServers(
   modelPath: string,
   metricsPort = "0",
+  root = new URL("../../", import.meta.url).pathname,
 ): Promise<{ child: ChildProcess; registry: string; estimator: string }> {
-  const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
+  const bin = join(root, "bin/kepler-model.js");
   const child = spawn(
     process.execPath,
     [

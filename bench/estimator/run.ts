@@ -4,176 +4,24 @@
 // process (`kepler-model serve registry estimator`), so client work does not share their event loop.
 //   npm run bench -- estimator
 //   npm run bench -- estimator --only=floor     # just the comparison with the transport floor
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+//   npm run bench -- estimator --only=floor --baseline=<dir>
+//     # and the estimator of <dir>, a built checkout of an earlier commit (npm ci && npm run build), as a
+//     # third contender in the same interleaved rounds: HEAD/baseline calls/s per case (transport-floor.ts).
+//     # This checkout's bundle is refreshed first (npm run build:cli), so both sides run bundled.
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createEstimatorClient } from "../../services/estimator/client.js";
-import { type EstimateRequest, EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { Estimator } from "../../services/estimator/domain/estimate-power.js";
 import { ModelCache } from "../../services/estimator/domain/model-cache.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { decodeEstimateRequest } from "../../services/estimator/server.js";
 import { readComponentModels, readZip } from "../../services/models/index.js";
+import { checkoutRevision, CHECKOUT_ROOT, commandRunsFrom, refreshCommandBundle } from "../support/command-bundle.js";
+import { baselineDir, median } from "../support/interleave.js";
 import { measure, printTable } from "../support/measure.js";
 import { benchArchives, estimateRequest, FEATURES, KNN_TRAINING_ROWS, publishModels, startServers } from "./bench-servers.js";
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function runCase(address: string, request: EstimateRequest, clients: number, callsPerClient: number) {
-  const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
-  for (const c of channels) for (let i = 0; i < 5; i++) await c.client.estimate(request); // warm-up: connect, load the model
-  const latencies: number[] = [];
-  const start = performance.now();
-  await Promise.all(
-    channels.map(async (c) => {
-      for (let i = 0; i < callsPerClient; i++) {
-        const t0 = performance.now();
-        await c.client.estimate(request);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  for (const c of channels) c.close();
-  latencies.sort((a, b) => a - b);
-  const calls = clients * callsPerClient;
-  return {
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    callsPerSecond: calls / seconds,
-    rowsPerSecond: (calls * request.rowCount) / seconds,
-  };
-}
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-// The floor answers with the estimator's own responses (one per row count), recorded to a file.
-async function startFloor(
-  estimatorAddress: string,
-  rowCounts: readonly number[],
-): Promise<{ child: ChildProcess; address: string }> {
-  const channel = createEstimatorClient(estimatorAddress);
-  const recorded: Record<number, string> = {};
-  for (const rows of rowCounts) {
-    const response = await channel.client.estimate(estimateRequest("LinearRegressionTrainer", rows));
-    recorded[rows] = Buffer.from(EstimateResponse.encode(response).finish()).toString("base64");
-  }
-  channel.close();
-  const file = join(await mkdtemp(join(tmpdir(), "bench-floor-")), "responses.json");
-  await writeFile(file, JSON.stringify(recorded));
-  const script = new URL("./floor-server.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", script, file], { stdio: ["ignore", "pipe", "inherit"] });
-  let output = "";
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-      const found = /listening (\d+)/.exec(output)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    child.on("exit", (code) => reject(new Error(`floor server exited (${code}): ${output}`)));
-  });
-  return { child, address: `127.0.0.1:${port}` };
-}
-
-/** Messages per second over one EstimateStream per client, every request sent at once (a collector's pace is one per tick). */
-async function runStreamCase(
-  address: string,
-  request: EstimateRequest,
-  clients: number,
-  messagesPerClient: number,
-): Promise<number> {
-  const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
-  const send = (count: number) =>
-    (async function* () {
-      for (let i = 0; i < count; i++) yield { requestId: String(i), estimate: request };
-    })();
-  for (const c of channels) for await (const _ of c.client.estimateStream(send(5))); // warm-up
-  const start = performance.now();
-  await Promise.all(
-    channels.map(async (c) => {
-      let answered = 0;
-      for await (const response of c.client.estimateStream(send(messagesPerClient))) {
-        if (response.result?.$case !== "estimate") throw new Error(`stream item failed: ${JSON.stringify(response.result)}`);
-        answered++;
-      }
-      if (answered !== messagesPerClient) throw new Error(`${answered} of ${messagesPerClient} answered`);
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  for (const c of channels) c.close();
-  return (clients * messagesPerClient) / seconds;
-}
-
-// The estimator against the transport floor: a bare grpc-js server answering with the estimator's own
-// responses (same message sizes), runs interleaved, median calls/s of 7 rounds each (issue goal: the
-// estimator within 1.3x of the floor). A round lasts about half a second or more: shorter ones swing with
-// a single garbage collection. Each case first runs 3 untimed rounds on both servers: the throughput
-// asked for is a warm server's, and the estimator, with more code on the path than the floor, is
-// optimised by V8 later (its first 2,000 calls ran 1.2-2.4x slower than its steady state).
-async function transportFloor(estimatorAddress: string): Promise<void> {
-  const ROUNDS = 7;
-  const WARM_UP_ROUNDS = 3;
-  const floor = await startFloor(estimatorAddress, [1, 100]);
-  try {
-    const rows: string[][] = [];
-    for (const n of [1, 100]) {
-      for (const clients of [1, 16]) {
-        const request = estimateRequest("LinearRegressionTrainer", n);
-        const calls = clients === 1 ? 600 : 60;
-        const streamed = clients === 1 ? 10_000 : 1_000;
-        const ours: number[] = [];
-        const bare: number[] = [];
-        for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
-          if (round < 0) {
-            await runCase(estimatorAddress, request, clients, calls);
-            await runCase(floor.address, request, clients, calls);
-            continue;
-          }
-          ours.push((await runCase(estimatorAddress, request, clients, calls)).callsPerSecond);
-          bare.push((await runCase(floor.address, request, clients, calls)).callsPerSecond);
-        }
-        rows.push([
-          "unary",
-          String(n),
-          String(clients),
-          median(bare).toFixed(0),
-          median(ours).toFixed(0),
-          (median(bare) / median(ours)).toFixed(2),
-        ]);
-        const oursStream: number[] = [];
-        const bareStream: number[] = [];
-        for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
-          if (round < 0) {
-            await runStreamCase(estimatorAddress, request, clients, streamed);
-            await runStreamCase(floor.address, request, clients, streamed);
-            continue;
-          }
-          oursStream.push(await runStreamCase(estimatorAddress, request, clients, streamed));
-          bareStream.push(await runStreamCase(floor.address, request, clients, streamed));
-        }
-        rows.push([
-          "stream",
-          String(n),
-          String(clients),
-          median(bareStream).toFixed(0),
-          median(oursStream).toFixed(0),
-          (median(bareStream) / median(oursStream)).toFixed(2),
-        ]);
-      }
-    }
-    printTable(
-      `Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of ${ROUNDS} rounds)`,
-      ["call", "rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
-      rows,
-    );
-  } finally {
-    floor.child.kill("SIGTERM");
-    await new Promise((resolve) => floor.child.on("exit", resolve));
-  }
-}
+import { runCase } from "./load-cases.js";
+import { type BaselineEstimator, transportFloor } from "./transport-floor.js";
 
 // The price of metrics: the same server process with per-call measuring on (`--metrics-port 0`, the
 // default behaviour) and off (`--metrics-port -1`), runs interleaved, median calls/s of 9 rounds each
@@ -247,12 +95,28 @@ async function domainOnly(): Promise<string[][]> {
 
 export default async function run(): Promise<void> {
   const onlyFloor = process.argv.includes("--only=floor");
+  const baselineRoot = baselineDir(process.argv);
+  // Both sides run as users run them, from their bundles: this checkout's, being edited, is refreshed.
+  if (baselineRoot !== undefined) refreshCommandBundle();
   const dir = await mkdtemp(join(tmpdir(), "bench-estimator-"));
   const servers = await startServers(join(dir, "models"));
+  let baselineServers: Awaited<ReturnType<typeof startServers>> | undefined;
   try {
+    if (baselineRoot !== undefined) baselineServers = await startServers(join(dir, "baseline-models"), "0", baselineRoot);
     await publishModels(servers.registry);
+    let baseline: BaselineEstimator | undefined;
+    if (baselineServers !== undefined) {
+      // This checkout's client publishes into the baseline's registry: the publish contract is unchanged.
+      await publishModels(baselineServers.registry);
+      baseline = {
+        address: baselineServers.estimator,
+        description:
+          `${baselineRoot} at ${checkoutRevision(baselineRoot!)} (its ${commandRunsFrom(baselineRoot!)}); ` +
+          `HEAD ${checkoutRevision(CHECKOUT_ROOT)} (its ${commandRunsFrom(CHECKOUT_ROOT)}, uncommitted edits included)`,
+      };
+    }
     if (onlyFloor) {
-      await transportFloor(servers.estimator);
+      await transportFloor(servers.estimator, baseline);
       return;
     }
     const rows: string[][] = [];
@@ -281,10 +145,13 @@ export default async function run(): Promise<void> {
       ["model", "rows/call", "clients", "p50 ms", "p99 ms", "calls/s", "rows/s"],
       rows,
     );
-    await transportFloor(servers.estimator);
+    await transportFloor(servers.estimator, baseline);
   } finally {
-    servers.child.kill("SIGTERM");
-    await new Promise((resolve) => servers.child.on("exit", resolve));
+    for (const started of [servers, baselineServers]) {
+      if (started === undefined) continue;
+      started.child.kill("SIGTERM");
+      await new Promise((resolve) => started.child.on("exit", resolve));
+    }
     await rm(dir, { recursive: true, force: true });
   }
   if (onlyFloor) return;

@@ -1,0 +1,155 @@
+// The estimator against the transport floor: a bare grpc-js server (floor-server.ts) answering with the
+// estimator's own responses (same message sizes), runs interleaved, median calls/s of 7 rounds each (issue
+// goal: the estimator within 1.3x of the floor). With --baseline=<dir> the baseline checkout's estimator is
+// a third contender in the same rounds, so this checkout and the baseline are compared under the same load
+// (run-to-run noise on a shared machine is far larger than the differences looked for).
+// A round lasts about half a second or more: shorter ones swing with a single garbage collection. The
+// order of the contenders rotates by one each round. Each case first runs 3 untimed rounds on every
+// server: the throughput asked for is a warm server's, and the estimator, with more code on the path than
+// the floor, is optimised by V8 later (its first 2,000 calls ran 1.2-2.4x slower than its steady state).
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createEstimatorClient } from "../../services/estimator/client.js";
+import { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { formatRatioSpread, median, perRoundRatios, roundOrder } from "../support/interleave.js";
+import { printTable } from "../support/measure.js";
+import { estimateRequest } from "./bench-servers.js";
+import { runCase, runStreamCase } from "./load-cases.js";
+
+const ROUNDS = 7;
+const WARM_UP_ROUNDS = 3;
+const ROW_COUNTS = [1, 100] as const;
+
+/** The baseline checkout's estimator, served by its own `kepler-model serve registry estimator`. */
+export interface BaselineEstimator {
+  readonly address: string;
+  /** How the output names it: its folder, commit, and whether it ran its bundle. */
+  readonly description: string;
+}
+
+/** Encoded EstimateResponse of each row count, as the estimator at `address` answers the bench's request. */
+async function recordResponses(address: string): Promise<Map<number, EstimateResponse>> {
+  const channel = createEstimatorClient(address);
+  const responses = new Map<number, EstimateResponse>();
+  for (const rows of ROW_COUNTS)
+    responses.set(rows, await channel.client.estimate(estimateRequest("LinearRegressionTrainer", rows)));
+  channel.close();
+  return responses;
+}
+
+const encodedBytes = (response: EstimateResponse) => EstimateResponse.encode(response).finish().byteLength;
+
+// The floor answers with this checkout's responses (one per row count), recorded to a file.
+async function startFloor(recorded: Map<number, EstimateResponse>): Promise<{ child: ChildProcess; address: string }> {
+  const base64 = Object.fromEntries(
+    [...recorded].map(([rows, response]) => [rows, Buffer.from(EstimateResponse.encode(response).finish()).toString("base64")]),
+  );
+  const file = join(await mkdtemp(join(tmpdir(), "bench-floor-")), "responses.json");
+  await writeFile(file, JSON.stringify(base64));
+  const script = new URL("./floor-server.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, ["--import", "tsx", script, file], { stdio: ["ignore", "pipe", "inherit"] });
+  child.on("exit", () => void rm(dirname(file), { recursive: true, force: true }));
+  let output = "";
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const found = /listening (\d+)/.exec(output)?.[1];
+      if (found !== undefined) resolve(found);
+    });
+    child.on("exit", (code) => reject(new Error(`floor server exited (${code}): ${output}`)));
+  });
+  return { child, address: `127.0.0.1:${port}` };
+}
+
+/** Calls/s of every address per timed round (results[i][round] belongs to addresses[i]), warm-up rounds first. */
+async function interleavedRounds(addresses: readonly string[], once: (address: string) => Promise<number>): Promise<number[][]> {
+  const results = addresses.map((): number[] => []);
+  const indices = addresses.map((_, index) => index);
+  for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
+    for (const index of roundOrder(indices, round)) {
+      const callsPerSecond = await once(addresses[index]!);
+      if (round >= 0) results[index]!.push(callsPerSecond);
+    }
+  }
+  return results;
+}
+
+/** One printed row: [floor, estimator] calls/s, or [floor, this checkout, baseline] with --baseline. */
+function tableRow(call: string, rows: number, clients: number, [floor, ours, baseline]: readonly number[][]): string[] {
+  const cells = [call, String(rows), String(clients), median(floor!).toFixed(0), median(ours!).toFixed(0)];
+  if (baseline === undefined) return [...cells, (median(floor!) / median(ours!)).toFixed(2)];
+  return [
+    ...cells,
+    median(baseline).toFixed(0),
+    (median(floor!) / median(ours!)).toFixed(2),
+    (median(floor!) / median(baseline)).toFixed(2),
+    formatRatioSpread(perRoundRatios(ours!, baseline)),
+  ];
+}
+
+/** The baseline's answers beside ours: message sizes (ours carry interval bounds) and whether the watts agree. */
+function compareAnswers(ours: Map<number, EstimateResponse>, baseline: Map<number, EstimateResponse>): string {
+  const watts = (response: EstimateResponse) => JSON.stringify(response.componentPowers.map((c) => [c.component, c.powerWatts]));
+  const sizes = ROW_COUNTS.map(
+    (rows) => `${rows} row(s): HEAD ${encodedBytes(ours.get(rows)!)} B, baseline ${encodedBytes(baseline.get(rows)!)} B`,
+  );
+  const same = ROW_COUNTS.every((rows) => watts(ours.get(rows)!) === watts(baseline.get(rows)!));
+  return `Estimate answers: ${sizes.join("; ")}; component watts ${same ? "identical" : "DIFFERENT"}`;
+}
+
+export async function transportFloor(estimatorAddress: string, baseline?: BaselineEstimator): Promise<void> {
+  const ours = await recordResponses(estimatorAddress);
+  if (baseline !== undefined) {
+    console.log(`\nbaseline: ${baseline.description}`);
+    console.log(compareAnswers(ours, await recordResponses(baseline.address)));
+  }
+  const floor = await startFloor(ours);
+  try {
+    const addresses = [floor.address, estimatorAddress, ...(baseline === undefined ? [] : [baseline.address])];
+    const rows: string[][] = [];
+    for (const n of ROW_COUNTS) {
+      for (const clients of [1, 16]) {
+        const request = estimateRequest("LinearRegressionTrainer", n);
+        const calls = clients === 1 ? 600 : 60;
+        const streamed = clients === 1 ? 10_000 : 1_000;
+        const unary = await interleavedRounds(
+          addresses,
+          async (address) => (await runCase(address, request, clients, calls)).callsPerSecond,
+        );
+        rows.push(tableRow("unary", n, clients, unary));
+        const stream = await interleavedRounds(addresses, (address) => runStreamCase(address, request, clients, streamed));
+        rows.push(tableRow("stream", n, clients, stream));
+      }
+    }
+    if (baseline === undefined) {
+      printTable(
+        `Estimate against the transport floor (bare grpc-js, same message sizes; interleaved, median of ${ROUNDS} rounds)`,
+        ["call", "rows/call", "clients", "floor calls/s", "estimator calls/s", "floor/estimator"],
+        rows,
+      );
+      return;
+    }
+    printTable(
+      `Estimate: transport floor, this checkout (HEAD) and the baseline in one run (interleaved, order rotated per round, median of ${ROUNDS} rounds).\n` +
+        `The floor (bare grpc-js) answers with HEAD's responses, which carry interval bounds (issue 31) and are larger than the baseline's.\n` +
+        `HEAD/baseline: median of the per-round calls/s ratios (lowest-highest round)`,
+      [
+        "call",
+        "rows/call",
+        "clients",
+        "floor calls/s",
+        "HEAD calls/s",
+        "baseline calls/s",
+        "floor/HEAD",
+        "floor/baseline",
+        "HEAD/baseline",
+      ],
+      rows,
+    );
+  } finally {
+    floor.child.kill("SIGTERM");
+    await new Promise((resolve) => floor.child.on("exit", resolve));
+  }
+}
