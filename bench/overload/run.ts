@@ -2,7 +2,8 @@
 // process, tight admission limits) flooded on each door past its limits. Per flood: how many calls were
 // admitted and refused, how fast a refusal came back (p50/p99/max, timed by the flooding client, so its
 // own queue of FLOOD calls is included), the p99 of the admitted calls and of Estimate running beside the
-// flood against the same calls unloaded, and the server's RSS before and at its peak (sampled from /proc
+// flood (from this process, one at a time for the whole flood, after the flooding process has connected)
+// against the same calls unloaded, and the server's RSS before and at its peak (sampled from /proc
 // every 10 ms). ListModels, Estimate, GET /best-models and a loaded model's socket estimate are answered
 // within the turn their request arrives, so however many arrive, few hold a slot at once: their rows show
 // what a flood of fast calls costs (queueing in the client and on the CPU), the stream rows what happens
@@ -73,22 +74,35 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
 
-// Runs the flood of one door in a child process (flood-child.ts) and returns its outcomes.
-async function floodFromChild(
+// Starts the flood child of one door (flood-child.ts) and waits until it is connected; `go` floods and
+// resolves with its outcomes.
+async function floodChild(
   door: string,
   registryAddress: string,
   socketPath: string,
   estimatorAddress: string,
-): Promise<Outcome[]> {
+): Promise<{ go: () => Promise<Outcome[]> }> {
   const script = new URL("./flood-child.ts", import.meta.url).pathname;
   const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   let output = "";
-  child.stdout?.on("data", (data: Buffer) => (output += data.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
-  return JSON.parse(output) as Outcome[];
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      if (output.startsWith("ready\n")) resolve();
+    });
+    void exited.then((code) => reject(new Error(`flood child for ${door} exited with ${code} before it was ready`)));
+  });
+  return {
+    go: async () => {
+      child.stdin?.end("go\n");
+      const code = await exited;
+      if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
+      return JSON.parse(output.slice("ready\n".length)) as Outcome[];
+    },
+  };
 }
 
 export default async function run(): Promise<void> {
@@ -130,11 +144,14 @@ export default async function run(): Promise<void> {
     for (const [door, call] of Object.entries(doors)) {
       const unloaded: number[] = [];
       for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
+      const flood = await floodChild(door, servers.registry, socketPath, servers.estimator);
       const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
-        // The flood comes from its own process, so the Estimate probe here does not queue behind it.
-        const beside = estimateLatencies(100);
-        const outcomes = await floodFromChild(door, servers.registry, socketPath, servers.estimator);
-        return { outcomes, beside: await beside };
+        // Estimate from this process, one call at a time for as long as the flood lasts (100 at least).
+        let flooding = true;
+        const outcomes = flood.go().finally(() => (flooding = false));
+        const beside: number[] = [];
+        while (flooding || beside.length < 100) beside.push((await timed(async () => void (await estimate()))).ms);
+        return { outcomes: await outcomes, beside };
       });
       const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
       const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
@@ -147,7 +164,7 @@ export default async function run(): Promise<void> {
         String(result.outcomes.length - admitted.length - refused.length),
         `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
         `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
-        `${ms(unloadedEstimate)} -> ${ms(quantile(result.beside, 0.99))}`,
+        `${ms(unloadedEstimate)} -> ${ms(quantile(result.beside, 0.99))} (${(quantile(result.beside, 0.99) / unloadedEstimate).toFixed(2)}x, n=${result.beside.length})`,
         `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
       ]);
     }
