@@ -8,6 +8,7 @@ import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/reg
 import { fromPeerError, isPeerNotFound } from "../kit/calls/peer-errors.js";
 import type { UploadBudget } from "../kit/calls/upload-budget.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
+import { readCappedBody } from "../kit/transport/capped-response-body.js";
 import type { DomainLogger } from "../kit/observe/logger.js";
 import {
   type Checkpoint,
@@ -49,9 +50,11 @@ export function registryArchiveFetcher(registry: PeerClient<typeof RegistryServi
 
 /**
  * The reference's get_url layout under a top URL: `<top>/<pipeline>/<source>/<OutputType>/<group>/
- * <model_name>.zip`; http(s) and file: URLs. A 404 or a missing file means no such model.
+ * <model_name>.zip`; http(s) and file: URLs. A 404 or a missing file means no such model. A download is
+ * read chunk by chunk within the process's upload budget, its announced size reserved at once: a store
+ * serving a huge file is refused (RESOURCE_EXHAUSTED) instead of taking the trainer's memory.
  */
-export function urlArchiveFetcher(topUrl: string, timeoutMs: number, budget?: UploadBudget): ArchiveFetcher {
+export function urlArchiveFetcher(topUrl: string, timeoutMs: number, budget: UploadBudget): ArchiveFetcher {
   const top = topUrl.replace(/\/+$/, "");
   return async (location) => {
     const url = new URL(
@@ -80,30 +83,17 @@ export function urlArchiveFetcher(topUrl: string, timeoutMs: number, budget?: Up
     }
     if (response.status === 404) return undefined;
     if (!response.ok) throw new UnavailableError("checkpoint URL", `${url.href} answered HTTP ${response.status}`);
-    return readBudgetedBody(response, budget);
-  };
-}
-
-// The body chunk by chunk, its running size reserved in the process's upload budget while it downloads:
-// a store serving a huge file is refused (RESOURCE_EXHAUSTED) instead of taking the trainer's memory.
-async function readBudgetedBody(response: Response, budget: UploadBudget | undefined): Promise<Uint8Array> {
-  if (response.body === null) return new Uint8Array(0);
-  const reservation = budget?.reserve("this checkpoint download");
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let sizeBytes = 0;
-  try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      reservation?.grow((sizeBytes += next.value.byteLength));
-      chunks.push(next.value);
+    const reservation = budget.reserve("this checkpoint download");
+    try {
+      return await readCappedBody(response, url.href, {
+        limitBytes: budget.capacityBytes,
+        limitName: "upload-budget-bytes",
+        reservation,
+      });
+    } finally {
+      reservation.release();
     }
-    return Buffer.concat(chunks);
-  } catch (error) {
-    await reader.cancel().catch(() => {});
-    throw error;
-  } finally {
-    reservation?.release();
-  }
+  };
 }
 
 /**

@@ -28,8 +28,8 @@ export interface ResponseLimit {
   /** What the bound is, for the error: a flag (`--prometheus-max-response-bytes`) or a short phrase. */
   readonly limitName: string;
   /**
-   * Bytes reserved in the process's upload budget as they arrive (the announced size at once); its
-   * refusal passes through. The caller releases it.
+   * Bytes reserved in the process's upload budget as they arrive (the announced size at once), before
+   * the bound is checked: its refusal (retry later, or never fits) passes through. The caller releases it.
    */
   readonly reservation?: UploadReservation;
 }
@@ -54,7 +54,6 @@ export async function* cappedResponseChunks(
   const announced = announcedLength(response);
   if (announced !== undefined) {
     try {
-      // The budget first: its refusal says whether trying again later can help.
       limit.reservation?.grow(announced);
       if (announced > limit.limitBytes) throw new ResponseTooLargeError(source, limit.limitBytes, limit.limitName, announced);
     } catch (error) {
@@ -69,8 +68,8 @@ export async function* cappedResponseChunks(
     let sizeBytes = 0;
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
       sizeBytes += next.value.byteLength;
-      if (sizeBytes > limit.limitBytes) throw new ResponseTooLargeError(source, limit.limitBytes, limit.limitName);
       limit.reservation?.grow(sizeBytes);
+      if (sizeBytes > limit.limitBytes) throw new ResponseTooLargeError(source, limit.limitBytes, limit.limitName);
       yield next.value;
     }
     finished = true;
