@@ -1,6 +1,7 @@
 // The guest's counters from a node exporter's /metrics (when the exporter should not read /proc itself,
 // e.g. it runs outside the VM): the same series vm-training-table.ts queries from Prometheus.
 import { UnavailableError } from "../../domain/errors.js";
+import { readCappedText } from "../../kit/transport/capped-response-body.js";
 import type { GuestCounterName } from "./guest-counters.js";
 import type { GuestSnapshot } from "./guest-snapshot.js";
 
@@ -25,6 +26,8 @@ const SUMMED: Record<string, GuestCounterName> = {
   node_perf_cpucycles_total: "cpu_cycles",
   node_perf_instructions_total: "cpu_instructions",
 };
+/** A node exporter's /metrics is a few hundred KiB even on large machines; more is not one. */
+export const NODE_EXPORTER_MAX_BYTES = 8 * 1024 * 1024;
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
 
 function labelsOf(text: string | undefined): Record<string, string> {
@@ -77,6 +80,15 @@ export async function scrapeNodeExporter(
   } catch (error) {
     throw new UnavailableError(`node exporter ${url}`, (error as Error).message, { cause: error });
   }
-  if (!response.ok) throw new UnavailableError(`node exporter ${url}`, `HTTP ${response.status}`);
-  return parseNodeExporterText(await response.text(), now());
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new UnavailableError(`node exporter ${url}`, `HTTP ${response.status}`);
+  }
+  let text: string;
+  try {
+    text = await readCappedText(response, url, { limitBytes: NODE_EXPORTER_MAX_BYTES, limitName: "the node exporter limit" });
+  } catch (error) {
+    throw new UnavailableError(`node exporter ${url}`, (error as Error).message, { cause: error });
+  }
+  return parseNodeExporterText(text, now());
 }

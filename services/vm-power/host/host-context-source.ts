@@ -3,6 +3,7 @@
 // with the host's logical CPU count given by the operator. Unavailable (UnavailableError) when Prometheus
 // or either series is missing: the tick fails and the exporter keeps its last watts.
 import { UnavailableError } from "../../domain/errors.js";
+import { readCappedJson } from "../../kit/transport/capped-response-body.js";
 import { HOST_ZONES, type HostContextReading } from "./host-context.js";
 
 export interface PrometheusHostContextOptions {
@@ -12,6 +13,9 @@ export interface PrometheusHostContextOptions {
   hostCpus: number;
   timeoutMs?: number;
 }
+
+/** An instant query of one host's few series answers a few KiB; more is a misdirected URL or a hostile server. */
+export const HOST_QUERY_MAX_BYTES = 4 * 1024 * 1024;
 
 type VectorAnswer = {
   status: string;
@@ -26,7 +30,11 @@ export function prometheusHostContext(options: PrometheusHostContextOptions): { 
     const url = `${options.prometheusUrl.replace(/\/$/, "")}/api/v1/query?query=${encodeURIComponent(promql)}`;
     let answer: VectorAnswer;
     try {
-      answer = (await (await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 5000) })).json()) as VectorAnswer;
+      const response = await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
+      answer = (await readCappedJson(response, url, {
+        limitBytes: HOST_QUERY_MAX_BYTES,
+        limitName: "the host query limit",
+      })) as VectorAnswer;
     } catch (error) {
       throw new UnavailableError(subject, (error as Error).message, { cause: error });
     }

@@ -5,6 +5,8 @@
 // (no rate() extrapolation). A failed query, fewer than two samples, a counter that fell (a Kepler restart)
 // or a last sample older than `maxAgeSeconds` is "unavailable": the exporter falls back to its model.
 import { UnavailableError } from "../../domain/errors.js";
+import { readCappedJson } from "../../kit/transport/capped-response-body.js";
+import { HOST_QUERY_MAX_BYTES } from "./host-context-source.js";
 
 /** The host's watts per zone (the caller's zone order) and when its last sample was taken. */
 export interface HostPower {
@@ -52,7 +54,10 @@ export function prometheusHostPower(options: PrometheusHostPowerOptions): HostPo
       let answer: MatrixAnswer;
       try {
         const response = await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
-        answer = (await response.json()) as MatrixAnswer;
+        answer = (await readCappedJson(response, url, {
+          limitBytes: HOST_QUERY_MAX_BYTES,
+          limitName: "the host query limit",
+        })) as MatrixAnswer;
       } catch (error) {
         throw new UnavailableError(subject, (error as Error).message, { cause: error });
       }
