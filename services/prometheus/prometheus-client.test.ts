@@ -1,6 +1,9 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../domain/errors.js";
-import { createPrometheusClient, splitRange } from "./prometheus-client.js";
+import { ResponseTooLargeError } from "../kit/transport/capped-response-body.js";
+import { createPrometheusClient, DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES, splitRange } from "./prometheus-client.js";
 
 describe("splitRange", () => {
   it("keeps a window of at most N points whole", () => {
@@ -50,5 +53,48 @@ describe("createPrometheusClient", () => {
       'base_url: expected an http or https URL, got "ftp://x"',
     );
     expect(() => createPrometheusClient({ baseUrl: "no url", timeoutMs: 1 })).toThrow('base_url: not a URL: "no url"');
+  });
+});
+
+describe("createPrometheusClient answer size", () => {
+  // A query_range answer of `series` series of 100 points each (~30 bytes a point), sent as it is written.
+  const answer = (series: number) =>
+    JSON.stringify({
+      status: "success",
+      data: {
+        resultType: "matrix",
+        result: Array.from({ length: series }, (_, s) => ({
+          metric: { __name__: "m", i: String(s) },
+          values: Array.from({ length: 100 }, (_, t) => [1000 + t, "12345.678"]),
+        })),
+      },
+    });
+
+  it("reads an answer under --prometheus-max-response-bytes and refuses a larger one (RESOURCE_EXHAUSTED)", async () => {
+    let series = 1;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" }); // chunked: no announced size
+      response.end(answer(series));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = createPrometheusClient({ baseUrl, timeoutMs: 5000, maxResponseBytes: 64 * 1024 });
+      expect(Buffer.byteLength(answer(1))).toBeLessThan(64 * 1024);
+      expect((await client.queryRange("m", 1000, 1099, 1)).map((s) => s.values.length)).toEqual([100]);
+      series = 100;
+      const error = await client.queryRange("m", 1000, 1099, 1).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect((error as Error).message).toBe(
+        `${baseUrl}/api/v1/query_range sent more than 65536 bytes (--prometheus-max-response-bytes); stopped reading there`,
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES).toBe(128 * 1024 * 1024);
   });
 });

@@ -1,10 +1,17 @@
 // A small client for the Prometheus HTTP API (v1): metric-name discovery and range queries, with a
-// timeout on every request and the 11,000-points-per-series limit of query_range respected by
-// splitting long windows.
+// timeout and a size bound on every answer, and the 11,000-points-per-series limit of query_range
+// respected by splitting long windows.
 import { InvalidInputError, UnavailableError } from "../domain/errors.js";
+import { readCappedJson, ResponseTooLargeError } from "../kit/transport/capped-response-body.js";
 import { assertWindowBounds, MAX_POINTS_PER_SERIES } from "./window-bounds.js";
 
 export { MAX_POINTS_PER_SERIES } from "./window-bounds.js";
+
+/**
+ * Default bound on one answer's bytes: a query_range sample is ~30 bytes of JSON, so 128 MiB is ~400 series
+ * at the full 11,000 points of one request; parsed, such an answer takes ~3.4x its size of heap.
+ */
+export const DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 
 /** One series of a range query: labels and `[unix_seconds, "value"]` samples, as Prometheus returns them. */
 export interface RangeSeries {
@@ -19,6 +26,8 @@ export interface PrometheusClientOptions {
   readonly timeoutMs: number;
   /** Points per series per request; at most MAX_POINTS_PER_SERIES. */
   readonly maxPointsPerSeries?: number;
+  /** Most bytes of one answer (default DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES); a larger one is refused. */
+  readonly maxResponseBytes?: number;
 }
 
 export interface PrometheusClient {
@@ -41,7 +50,9 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     throw new InvalidInputError("base_url", `expected an http or https URL, got "${options.baseUrl}"`);
   }
   const maxPoints = Math.min(options.maxPointsPerSeries ?? MAX_POINTS_PER_SERIES, MAX_POINTS_PER_SERIES);
-  const get = (path: string, params: URLSearchParams) => getJson(new URL(`${path}?${params}`, base), options.timeoutMs);
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES;
+  const get = (path: string, params: URLSearchParams) =>
+    getJson(new URL(`${path}?${params}`, base), options.timeoutMs, maxResponseBytes);
 
   return {
     baseUrl: options.baseUrl,
@@ -125,7 +136,7 @@ function seriesKey(labels: Record<string, string>): string {
   );
 }
 
-async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
+async function getJson(url: URL, timeoutMs: number, maxResponseBytes: number): Promise<unknown> {
   let response: Response;
   try {
     // Redirects are not followed: the allowlist approved this host only, not wherever it points.
@@ -150,8 +161,13 @@ async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
   }
   let body: { status?: string; data?: unknown; error?: string; errorType?: string };
   try {
-    body = (await response.json()) as typeof body;
+    body = (await readCappedJson(response, `${url.origin}${url.pathname}`, {
+      limitBytes: maxResponseBytes,
+      limitName: "--prometheus-max-response-bytes",
+    })) as typeof body;
   } catch (cause) {
+    // Too large is the query's size, not Prometheus failing: RESOURCE_EXHAUSTED, narrow the window.
+    if (cause instanceof ResponseTooLargeError) throw cause;
     throw new UnavailableError("prometheus", `${url.origin}${url.pathname} answered HTTP ${response.status} without JSON`, {
       cause,
     });
