@@ -4,12 +4,11 @@
 import { isAbortError } from "abort-controller-x";
 import { ServerError, Status } from "nice-grpc";
 import {
-  AlreadyExistsError,
+  DomainError,
+  type DomainErrorKind,
   FailedPreconditionError,
   InvalidInputError,
   NotFoundError,
-  NotImplementedError,
-  UnavailableError,
 } from "../../domain/errors.js";
 import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { AccessDenied } from "../security/access-denied.js";
@@ -30,18 +29,7 @@ export interface ErrorRow {
 }
 
 export type ErrorKind =
-  | "invalid-input"
-  | "not-found"
-  | "failed-precondition"
-  | "already-exists"
-  | "unavailable"
-  | "not-implemented"
-  | "unauthenticated"
-  | "permission-denied"
-  | "too-large"
-  | "overloaded"
-  | "cancelled"
-  | "internal";
+  DomainErrorKind | "unauthenticated" | "permission-denied" | "too-large" | "overloaded" | "cancelled" | "internal";
 
 export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorRow>> = {
   "invalid-input": { grpc: Status.INVALID_ARGUMENT, http: 400, socket: "refused", expected: true },
@@ -63,13 +51,9 @@ export const INTERNAL_MESSAGE = "internal error; the server log has the details"
 
 /** The kind of a thrown value: the only place error classes are told apart on the way out. */
 export function errorKindOf(error: unknown): ErrorKind {
+  if (error instanceof DomainError) return error.kind;
   // A kernel refusing its input (singular matrix, NaN) is a property of the data the client sent.
-  if (error instanceof InvalidInputError || error instanceof WasmKernelError) return "invalid-input";
-  if (error instanceof NotFoundError) return "not-found";
-  if (error instanceof FailedPreconditionError) return "failed-precondition";
-  if (error instanceof AlreadyExistsError) return "already-exists";
-  if (error instanceof UnavailableError) return "unavailable";
-  if (error instanceof NotImplementedError) return "not-implemented";
+  if (error instanceof WasmKernelError) return "invalid-input";
   if (error instanceof AccessDenied) return error.kind;
   if (error instanceof BodyTooLargeError || error instanceof ResponseTooLargeError) return "too-large";
   if (error instanceof AdmissionRefused) return "overloaded";
