@@ -3,23 +3,25 @@
 import { InvalidInputError } from "../../domain/errors.js";
 import { assertPathSegment } from "../../models/index.js";
 import type { MachineSpec } from "../../node-types/index.js";
-import type { ExtractorName, IsolatorName, PrometheusWindowSpec } from "./pipeline-peers.js";
+import type { ExtractSpec, IsolateSpec, PrometheusWindowSpec } from "./pipeline-peers.js";
 
 /** Where the workload (and idle) data comes from. */
 export type PipelineData =
   { readonly kind: "inline"; readonly response: Uint8Array } | { readonly kind: "window"; readonly window: PrometheusWindowSpec };
 
-export interface PipelineRunOptions {
+/**
+ * One run: the extraction and isolation settings it passes unchanged to every table it extracts and
+ * isolates, and what it trains.
+ */
+export interface PipelineRunOptions
+  extends
+    Pick<ExtractSpec, "extractor" | "useVmMetrics" | "thirdPartyMetricNames">,
+    Pick<IsolateSpec, "isolator" | "targetHints" | "backgroundHints" | "absPipelineName"> {
   readonly pipelineName: string;
   /** Empty: every source present in the data. */
   readonly energySources: readonly string[];
   /** Empty: every group valid for the data. */
   readonly featureGroups: readonly string[];
-  readonly extractor: ExtractorName;
-  readonly isolator: IsolatorName;
-  readonly targetHints: readonly string[];
-  readonly backgroundHints: readonly string[];
-  readonly absPipelineName: string;
   readonly absTrainerNames: readonly string[];
   readonly dynTrainerNames: readonly string[];
   readonly data: PipelineData;
@@ -30,8 +32,6 @@ export interface PipelineRunOptions {
   /** Node type for every row (ignored when `machine` is set). */
   readonly nodeType?: number;
   readonly seed: number;
-  readonly useVmMetrics: boolean;
-  readonly thirdPartyMetricNames: readonly string[];
   /** Continue from the trainers' checkpoints (online runs). */
   readonly continueFromCheckpoint?: boolean;
 }
