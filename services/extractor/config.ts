@@ -1,5 +1,6 @@
 import type { ConfigOf } from "../kit/config/config-schema.js";
 import { configReader, serviceConfigSchema } from "../kit/config/service-config.js";
+import { DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES } from "../prometheus/prometheus-client.js";
 import { checkAllowlistEntries } from "../prometheus/url-allowlist.js";
 import { workerThreadsKey } from "../kit/workers/worker-pool.js";
 
@@ -13,6 +14,16 @@ export const extractorConfigSchema = serviceConfigSchema("extractor", {
     description: "Timeout of each Prometheus HTTP request (label discovery, one query_range sub-range), in ms.",
     check: (value: number) =>
       Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of ms, got ${value}`,
+  },
+  prometheusMaxResponseBytes: {
+    type: "integer",
+    default: DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES,
+    env: "KEPLER_MODEL_PROMETHEUS_MAX_RESPONSE_BYTES",
+    flag: "prometheus-max-response-bytes",
+    description:
+      "Largest answer of one Prometheus HTTP request (one query_range sub-range of at most 11,000 points per series), in bytes; a larger one is cut off and the call gets RESOURCE_EXHAUSTED (default 128 MiB: ~400 series, parsed into ~3.4 times its size of heap).",
+    check: (value: number) =>
+      Number.isInteger(value) && value > 0 ? undefined : `expected a positive number of bytes, got ${value}`,
   },
   prometheusAllowlist: {
     type: "list",

@@ -1,4 +1,5 @@
 import { ExtractorServiceDefinition } from "../generated/kepler/model/v1/extractor_service.js";
+import type { PartlyDefaulted } from "../kit/config/config-schema.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
 import { serviceServerOptions, startServiceServer } from "../kit/transport/service-server.js";
 import type { WithSecurity } from "../kit/security/security-config.js";
@@ -9,9 +10,9 @@ import { createExtractRunner } from "./extract-pool.js";
 import { createExtractorService } from "./server.js";
 import { createAllowlist } from "../prometheus/url-allowlist.js";
 
-/** Starts the extractor gRPC server. */
+/** Starts the extractor gRPC server (tests may leave out the Prometheus answer bound: the client's default). */
 export async function startExtractor(
-  config: WithOverload<WithSecurity<ExtractorConfig>>,
+  config: WithOverload<WithSecurity<PartlyDefaulted<ExtractorConfig, "prometheusMaxResponseBytes">>>,
   deps: ServiceDeps,
 ): Promise<ServerHandle> {
   // The worker threads start now, while the process starts (see worker-pool.ts).
@@ -24,6 +25,7 @@ export async function startExtractor(
           definition: ExtractorServiceDefinition,
           implementation: createExtractorService({
             prometheusTimeoutMs: config.prometheusTimeoutMs,
+            prometheusMaxResponseBytes: config.prometheusMaxResponseBytes,
             prometheusAllowlist: createAllowlist(config.prometheusAllowlist),
             runTask: (task) => runner.run(task),
           }),

@@ -46,12 +46,13 @@ export function decodeExtractOptions(
   };
 }
 
-/** PrometheusWindow message -> where and what to read. */
+/** PrometheusWindow message -> where and what to read (`maxResponseBytes`: the client's default when unset). */
 export function decodeWindow(
   window: PrometheusWindow | undefined,
   field: string,
   timeoutMs: number,
   allowlist: PrometheusAllowlist,
+  maxResponseBytes?: number,
 ): PrometheusSource {
   if (window === undefined) throw new InvalidInputError(field, "required");
   if (window.baseUrl === "") throw new InvalidInputError(`${field}.base_url`, "required");
@@ -70,6 +71,7 @@ export function decodeWindow(
   return {
     baseUrl: window.baseUrl,
     timeoutMs,
+    maxResponseBytes,
     startSeconds: window.startTimeSeconds,
     endSeconds: window.endTimeSeconds,
     stepSeconds,

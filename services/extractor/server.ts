@@ -20,6 +20,8 @@ import type { PrometheusAllowlist } from "../prometheus/url-allowlist.js";
 export interface ExtractorServiceDeps {
   /** Timeout of each Prometheus HTTP request. */
   readonly prometheusTimeoutMs: number;
+  /** Largest answer of one Prometheus HTTP request; the client's default when unset. */
+  readonly prometheusMaxResponseBytes?: number;
   /** The Prometheus URLs a request may name. */
   readonly prometheusAllowlist: PrometheusAllowlist;
   /** Runs parsing, extraction and summaries (a worker pool); on the main thread when unset. */
@@ -53,7 +55,13 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *extractFromPrometheus(request) {
-      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
+      const source = decodeWindow(
+        request.window,
+        "window",
+        deps.prometheusTimeoutMs,
+        deps.prometheusAllowlist,
+        deps.prometheusMaxResponseBytes,
+      );
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
       yield* resultMessages(await extractOn({ parsed: response }, options));
@@ -74,6 +82,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
           "requests[0].options.window",
           deps.prometheusTimeoutMs,
           deps.prometheusAllowlist,
+          deps.prometheusMaxResponseBytes,
         );
         data = await readPrometheusWindow({
           ...source,
@@ -94,7 +103,13 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *queryPrometheus(request) {
-      const source = decodeWindow(request.window, "window", deps.prometheusTimeoutMs, deps.prometheusAllowlist);
+      const source = decodeWindow(
+        request.window,
+        "window",
+        deps.prometheusTimeoutMs,
+        deps.prometheusAllowlist,
+        deps.prometheusMaxResponseBytes,
+      );
       const saved = await readSavedResponse(source);
       const bytes = Buffer.from(JSON.stringify(saved), "utf8");
       for (const chunk of byteChunks(bytes)) yield { content: { $case: "responseChunk", value: chunk } };

@@ -8,6 +8,8 @@ import { type QueryWindow, type SavedResponse, queryWindow } from "../../prometh
 export interface PrometheusSource extends QueryWindow {
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  /** Largest answer of one request (the client's default when unset). */
+  readonly maxResponseBytes?: number;
 }
 
 /** The saved-response document of a window, exactly as the reference would save it. */
@@ -29,5 +31,6 @@ export async function readPrometheusWindow(source: PrometheusSource): Promise<Pr
 }
 
 function clientOf(source: PrometheusSource): PrometheusClient {
-  return createPrometheusClient({ baseUrl: source.baseUrl, timeoutMs: source.timeoutMs });
+  const { baseUrl, timeoutMs, maxResponseBytes } = source;
+  return createPrometheusClient({ baseUrl, timeoutMs, maxResponseBytes });
 }
