@@ -4,14 +4,11 @@ import { componentsOf, type EnergySource, energySourceOfLabel } from "../../doma
 import type { PrometheusResponse } from "../../domain/prometheus-response.js";
 import { countGreaterThan } from "../../../wasm-core/src/index.js";
 import { SOURCE_LABEL, energyMetricName } from "./metric-names.js";
+import type { SampleCounts } from "./sample-counts.js";
 import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
 
-export interface MetricCounts {
+export interface MetricCounts extends SampleCounts {
   readonly metricName: string;
-  readonly seriesCount: number;
-  readonly sampleCount: number;
-  /** Samples with a value > 0 (the reference's "non-zero" count for counters). */
-  readonly positiveSampleCount: number;
 }
 
 export interface ResponseSummary {

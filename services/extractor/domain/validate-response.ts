@@ -13,34 +13,28 @@ import {
 import type { PrometheusMetric, PrometheusResponse, PrometheusSeries } from "../../domain/prometheus-response.js";
 import { countGreaterThan, vectorStats } from "../../../wasm-core/src/index.js";
 import { SOURCE_LABEL, featureMetricName } from "./metric-names.js";
+import type { SampleCounts } from "./sample-counts.js";
 import { type ValidFeatureGroups, validFeatureGroupsOf } from "./valid-feature-groups.js";
 
 /** Counts of one query, or of one energy source's series of a node energy query. */
-export interface QueryValidation {
+export interface QueryValidation extends SampleCounts {
   readonly query: string;
   /** The canonical energy source of a node energy query's series (a label we do not model verbatim); "" otherwise. */
   readonly energySource: string;
-  readonly seriesCount: number;
   /** Series with at least one sample > 0 (the reference's per-pod "availability"). */
   readonly positiveSeriesCount: number;
-  readonly sampleCount: number;
-  /** Samples > 0 (the reference's `>0` column). */
-  readonly positiveSampleCount: number;
   /** The largest sample (the reference's `total` column), null without samples. */
   readonly maxValue: number | null;
 }
 
 /** One feature of a group: the query it is read from and that query's counts. */
-export interface FeatureValidation {
+export interface FeatureValidation extends SampleCounts {
   readonly feature: string;
   readonly query: string;
-  readonly seriesCount: number;
-  readonly sampleCount: number;
-  readonly positiveSampleCount: number;
 }
 
 /** A feature group: valid or not, why, and the summed counts of its features' queries. */
-export interface FeatureGroupValidation {
+export interface FeatureGroupValidation extends SampleCounts {
   readonly featureGroup: FeatureGroupName;
   readonly valid: boolean;
   /** A group the reference removed (CgroupOnly, KubeletOnly) that old recordings still support. */
@@ -49,9 +43,6 @@ export interface FeatureGroupValidation {
   readonly missingFeatures: readonly string[];
   /** Why a group with every feature present is still invalid; "" otherwise. */
   readonly note: string;
-  readonly seriesCount: number;
-  readonly sampleCount: number;
-  readonly positiveSampleCount: number;
   readonly features: readonly FeatureValidation[];
 }
 
