@@ -1,5 +1,6 @@
 // The flags of `kepler-model exporter` (exporter.ts reads them).
 import type { FlagSpec } from "../command.js";
+import { metricsTokensFileKey } from "../../services/kit/observe/metrics-auth.js";
 import { DEFAULT_VM_PIPELINE } from "../../services/vm-power/index.js";
 
 export const EXPORTER_FLAGS: FlagSpec[] = [
@@ -57,6 +58,11 @@ export const EXPORTER_FLAGS: FlagSpec[] = [
     name: "port",
     valueName: "port",
     description: "Port of /metrics (default 28283, next to Kepler 0.10's 28282; 0 picks a free one).",
+  },
+  {
+    name: metricsTokensFileKey.flag,
+    valueName: "file",
+    description: `${metricsTokensFileKey.description} Env ${metricsTokensFileKey.env}.`,
   },
   {
     name: "tree-root",

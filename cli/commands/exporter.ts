@@ -10,7 +10,9 @@ import { featuresOf } from "../../services/domain/feature-groups.js";
 import { createComponentPredictor } from "../../services/estimator/domain/predictor.js";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
+import { readConfig } from "../../services/kit/config/config-schema.js";
 import { createLogger } from "../../services/kit/observe/logger.js";
+import { createMetricsAuthorizer, metricsTokensFileKey } from "../../services/kit/observe/metrics-auth.js";
 import { readTrustedKeys } from "../../services/models/index.js";
 import { waitForShutdownSignal } from "../../services/kit/transport/shutdown.js";
 import { createRegistryClient } from "../../services/registry/client.js";
@@ -94,6 +96,9 @@ export const exporterCommand: Command = {
     const tree = treeConfig(flags);
     const host = textFlag(flags, "host") ?? "127.0.0.1";
     const port = integerFlag(flags, "port", { min: 0 }) ?? 28283;
+    // The services' /metrics protection, unchanged: same file format, permission warning and 401.
+    const { metricsTokensFile } = readConfig({ metricsTokensFile: metricsTokensFileKey }, env, flags);
+    const authorizeMetrics = createMetricsAuthorizer(metricsTokensFile, logger);
     const read =
       nodeExporterUrl === undefined ? () => readProcCounters(procRoot) : () => scrapeNodeExporter(nodeExporterUrl, 5000);
     const first = await readWithRetry(read, logger);
@@ -175,7 +180,7 @@ export const exporterCommand: Command = {
     });
     const daemon = await startExporterDaemon(
       { intervalSeconds, refreshSeconds, host, port, nodeName, version: packageJson.version, tree },
-      { read, power, logger, hostPower, hostContext, onlineTraining },
+      { read, power, logger, hostPower, hostContext, onlineTraining, authorizeMetrics },
     );
     const model = daemon.exporter.currentModel;
     stdout.write(

@@ -1,10 +1,12 @@
 // The VM exporter as a daemon: ticks the exporter (read counters, predict) every `intervalSeconds`,
-// reloads the model every `refreshSeconds`, serves /metrics through the kit's metrics server, and, when a
+// reloads the model every `refreshSeconds`, serves /metrics through the kit's metrics server (behind the
+// kit's bearer check when `authorizeMetrics` is given: the same 401 as the services'), and, when a
 // tree is configured, keeps the modelled sysfs tree current (written every `updateMs` at the latest
 // modelled watts, which a failed tick leaves unchanged). With online training, the ticks served from the
 // host's number are its rows and each publish is reloaded at once (../online/online-training.ts).
 // `start` returns a handle; nothing is global.
 import { type MetricsServer, startMetricsServer } from "../../kit/observe/metrics.js";
+import type { MetricsAuthorizer } from "../../kit/observe/metrics-auth.js";
 import type { DomainLogger } from "../../kit/observe/logger.js";
 import { registerExporterMetrics } from "../exporter/exporter-metrics.js";
 import { type TickOutcome, VmExporter, type VmExporterDeps, ZONES } from "../exporter/vm-exporter.js";
@@ -49,6 +51,8 @@ export interface ExporterDaemonDeps extends Omit<VmExporterDeps, "nodeName" | "o
   clock?: () => number;
   /** Online training from the host's number (needs `hostPower`; the deps publish to the model's registry). */
   onlineTraining?: { config: OnlineTrainingConfig; deps: Omit<OnlineTrainingDeps, "logger"> };
+  /** Who may read /metrics (createMetricsAuthorizer of --metrics-tokens-file); undefined: open. */
+  authorizeMetrics?: MetricsAuthorizer;
 }
 
 export interface ExporterDaemonHandle {
@@ -106,7 +110,7 @@ export async function startExporterDaemon(config: ExporterDaemonConfig, deps: Ex
       version: config.version,
       tree: writer === undefined || tree === undefined ? undefined : { writer, root: tree.root, layouts: tree.layouts },
     });
-    metrics = await startMetricsServer(config.host, config.port);
+    metrics = await startMetricsServer(config.host, config.port, { authorize: deps.authorizeMetrics });
   } catch (error) {
     writer?.close();
     throw error;
