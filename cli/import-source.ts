@@ -4,7 +4,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { readConfig } from "../services/kit/config/config-schema.js";
-import { readCappedBody } from "../services/kit/transport/capped-response-body.js";
+import { readCappedBody } from "../services/domain/capped-response-body.js";
 import { zipFolderTree } from "../services/models/index.js";
 import { openBucket, parseS3Url, s3ConfigSchema, s3SettingsOf, zipBucketFolder } from "../services/object-store/index.js";
 import type { Flags } from "../services/kit/config/config-schema.js";

@@ -6,8 +6,8 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ServerError, Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_TABLE, errorKindOf } from "../calls/error-table.js";
-import { UploadBudget } from "../calls/upload-budget.js";
+import { ERROR_TABLE, errorKindOf } from "../kit/calls/error-table.js";
+import { UploadBudget } from "../kit/calls/upload-budget.js";
 import { readCappedBody, readCappedJson, ResponseTooLargeError } from "./capped-response-body.js";
 
 const MIB = 1024 * 1024;

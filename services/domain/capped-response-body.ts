@@ -1,8 +1,14 @@
 // Reading the answer of a URL that a user or a peer named (a Prometheus, a node exporter, a zip to import,
 // a checkpoint store) with a size bound: whatever that server sends, at most `limitBytes` of it are held.
 // An answer announcing more (Content-Length) is refused before its body is read; one that grows past the
-// bound is cut off there (the connection is dropped, the rest is never received).
-import type { UploadReservation } from "../calls/upload-budget.js";
+// bound is cut off there (the connection is dropped, the rest is never received). It lives in the shared
+// domain, the one layer below every reader of such URLs (services/prometheus, the services, the CLI).
+
+/** Bytes held for a body while it is read (the server kit's upload-budget reservation fits). */
+export interface ByteReservation {
+  /** Raises the held bytes to `totalBytes`; throws when they do not fit. */
+  grow(totalBytes: number): void;
+}
 
 /** An HTTP answer larger than its reader accepts (answered as RESOURCE_EXHAUSTED, kit/calls/error-table.ts). */
 export class ResponseTooLargeError extends Error {
@@ -31,7 +37,7 @@ export interface ResponseLimit {
    * Bytes reserved in the process's upload budget as they arrive (the announced size at once), before
    * the bound is checked: its refusal (retry later, or never fits) passes through. The caller releases it.
    */
-  readonly reservation?: UploadReservation;
+  readonly reservation?: ByteReservation;
 }
 
 // Content-Length counts the encoded bytes: compare it with the bound only when the body is not encoded.

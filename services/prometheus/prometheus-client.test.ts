@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../domain/errors.js";
-import { ResponseTooLargeError } from "../kit/transport/capped-response-body.js";
+import { ResponseTooLargeError } from "../domain/capped-response-body.js";
 import { createPrometheusClient, DEFAULT_PROMETHEUS_MAX_RESPONSE_BYTES, splitRange } from "./prometheus-client.js";
 
 describe("splitRange", () => {

@@ -2,7 +2,7 @@
 // timeout and a size bound on every answer, and the 11,000-points-per-series limit of query_range
 // respected by splitting long windows.
 import { InvalidInputError, UnavailableError } from "../domain/errors.js";
-import { readCappedJson, ResponseTooLargeError } from "../kit/transport/capped-response-body.js";
+import { readCappedJson, ResponseTooLargeError } from "../domain/capped-response-body.js";
 import { assertWindowBounds, MAX_POINTS_PER_SERIES } from "./window-bounds.js";
 
 export { MAX_POINTS_PER_SERIES } from "./window-bounds.js";

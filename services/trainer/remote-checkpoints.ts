@@ -8,7 +8,7 @@ import type { RegistryServiceDefinition } from "../generated/kepler/model/v1/reg
 import { fromPeerError, isPeerNotFound } from "../kit/calls/peer-errors.js";
 import type { UploadBudget } from "../kit/calls/upload-budget.js";
 import type { PeerClient } from "../kit/transport/grpc-client.js";
-import { readCappedBody } from "../kit/transport/capped-response-body.js";
+import { readCappedBody } from "../domain/capped-response-body.js";
 import type { DomainLogger } from "../kit/observe/logger.js";
 import {
   type Checkpoint,

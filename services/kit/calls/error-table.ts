@@ -3,6 +3,7 @@
 // nothing else looks at error classes on the way out (peer-errors.ts is the way back in).
 import { isAbortError } from "abort-controller-x";
 import { ServerError, Status } from "nice-grpc";
+import { ResponseTooLargeError } from "../../domain/capped-response-body.js";
 import {
   DomainError,
   type DomainErrorKind,
@@ -13,7 +14,6 @@ import {
 import { WasmKernelError } from "../../../wasm-core/src/index.js";
 import { AccessDenied } from "../security/access-denied.js";
 import { BodyTooLargeError } from "../transport/http-request-body.js";
-import { ResponseTooLargeError } from "../transport/capped-response-body.js";
 import { AdmissionRefused } from "./admission-refused.js";
 
 /** A socket request's outcome (also its metric label): answered, refused with a reason, or failed. */

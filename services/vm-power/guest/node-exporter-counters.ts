@@ -1,7 +1,7 @@
 // The guest's counters from a node exporter's /metrics (when the exporter should not read /proc itself,
 // e.g. it runs outside the VM): the same series vm-training-table.ts queries from Prometheus.
 import { UnavailableError } from "../../domain/errors.js";
-import { readCappedText } from "../../kit/transport/capped-response-body.js";
+import { readCappedText } from "../../domain/capped-response-body.js";
 import type { GuestCounterName } from "./guest-counters.js";
 import type { GuestSnapshot } from "./guest-snapshot.js";
 

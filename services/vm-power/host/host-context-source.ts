@@ -3,7 +3,7 @@
 // with the host's logical CPU count given by the operator. Unavailable (UnavailableError) when Prometheus
 // or either series is missing: the tick fails and the exporter keeps its last watts.
 import { UnavailableError } from "../../domain/errors.js";
-import { readCappedJson } from "../../kit/transport/capped-response-body.js";
+import { readCappedJson } from "../../domain/capped-response-body.js";
 import { HOST_ZONES, type HostContextReading } from "./host-context.js";
 
 export interface PrometheusHostContextOptions {

@@ -5,7 +5,7 @@
 // (no rate() extrapolation). A failed query, fewer than two samples, a counter that fell (a Kepler restart)
 // or a last sample older than `maxAgeSeconds` is "unavailable": the exporter falls back to its model.
 import { UnavailableError } from "../../domain/errors.js";
-import { readCappedJson } from "../../kit/transport/capped-response-body.js";
+import { readCappedJson } from "../../domain/capped-response-body.js";
 import { HOST_QUERY_MAX_BYTES } from "./host-context-source.js";
 
 /** The host's watts per zone (the caller's zone order) and when its last sample was taken. */
