@@ -42,7 +42,8 @@ function auditTargetOf(request: unknown): AuditTarget {
   return target;
 }
 
-export function auditInterceptor(audit: AuditLog, service: string, logger: Logger): CallInterceptor {
+/** `clientCertificates`: the server verifies client certificates (mTLS), so a call's certificate is recorded. */
+export function auditInterceptor(audit: AuditLog, service: string, logger: Logger, clientCertificates = false): CallInterceptor {
   const targets = new WeakMap<InboundCall, AuditTarget>();
   let failedOnce = false;
   return {
@@ -52,6 +53,7 @@ export function auditInterceptor(audit: AuditLog, service: string, logger: Logge
     exit(call) {
       if (call.access !== "write") return;
       const failure = call.failure;
+      const certificate = clientCertificates ? call.clientCertificate() : undefined;
       try {
         audit.record({
           time: new Date().toISOString(),
@@ -59,6 +61,7 @@ export function auditInterceptor(audit: AuditLog, service: string, logger: Logge
           method: call.method,
           transport: call.transport,
           ...(call.caller === undefined ? {} : { caller: call.caller }),
+          ...(certificate === undefined ? {} : { clientCertificate: certificate }),
           peer: call.peer(),
           target: targets.get(call) ?? {},
           outcome: failure === undefined ? "OK" : Status[failure.row.grpc],

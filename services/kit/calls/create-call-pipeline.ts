@@ -22,6 +22,8 @@ export interface CallPipelineOptions {
   logger: Logger;
   /** Where every write call is recorded (security/audit-log.ts); undefined: no audit log. */
   audit?: AuditLog;
+  /** Whether the server verifies client certificates (mTLS): only then does the audit log name them. */
+  clientCertificates?: boolean;
   /** Bearer-token policy; undefined: every call is open. */
   auth?: AuthPolicy;
   /** Field bounds per RPC path (compileRequestBounds). */
@@ -40,7 +42,8 @@ export interface CallPipelineOptions {
  */
 export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
   const steps: CallInterceptor[] = [loggingInterceptor(options.logger)];
-  if (options.audit !== undefined) steps.push(auditInterceptor(options.audit, options.service, options.logger));
+  if (options.audit !== undefined)
+    steps.push(auditInterceptor(options.audit, options.service, options.logger, options.clientCertificates ?? false));
   const observation = options.observation ?? DEFAULT_CALL_OBSERVATION;
   if (observation.measure) steps.push(metricsInterceptor(options.service));
   if (observation.trace) steps.push(tracingInterceptor(options.service));

@@ -3,6 +3,7 @@
 // of the call pipeline reads and annotates. One object per call, with fixed fields, so the hot path
 // allocates nothing else.
 import type { Logger } from "../observe/logger.js";
+import type { ClientCertificate } from "../security/client-certificate.js";
 import type { RpcAccess } from "../security/rpc-access.js";
 import type { CallFailure } from "./error-table.js";
 
@@ -54,4 +55,11 @@ export abstract class InboundCall {
   abstract headerNames(): string[];
   /** The caller's address, for logs. */
   abstract peer(): string;
+  /**
+   * The TLS client certificate the server verified (mTLS), for the audit log; undefined when there is none
+   * or the door cannot tell. Trusted only on a server that asks for client certificates.
+   */
+  clientCertificate(): ClientCertificate | undefined {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { InvalidInputError } from "../../domain/errors.js";
 import type { ConfigKey } from "../config/config-schema.js";
+import type { ClientCertificate } from "./client-certificate.js";
 
 /** `--audit-log`: where the audit lines go; empty turns the audit log off, `-` writes them to stderr. */
 export const auditLogKey: ConfigKey<string> = {
@@ -12,7 +13,7 @@ export const auditLogKey: ConfigKey<string> = {
   env: "KEPLER_MODEL_AUDIT_LOG",
   flag: "audit-log",
   description:
-    'File the servers append one JSON line to per write call (time, service, method, caller token, peer, target pipeline/model, outcome); "-" writes them to stderr (each line has "log":"audit"). Empty: no audit log.',
+    'File the servers append one JSON line to per write call (time, service, method, caller token, client certificate under mTLS, peer, target pipeline/model, outcome); "-" writes them to stderr (each line has "log":"audit"). Empty: no audit log.',
 };
 
 /** What a write call acted on, as far as its first request message says. */
@@ -32,6 +33,8 @@ export interface AuditEntry {
   transport: string;
   /** The bearer token's name when tokens are configured, else absent. */
   caller?: string;
+  /** The client certificate the server verified, under mTLS (--tls-client-ca), else absent. */
+  clientCertificate?: ClientCertificate;
   peer: string;
   target: AuditTarget;
   /** "OK" or the gRPC status name of the failure. */

@@ -3,6 +3,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { CallContext } from "nice-grpc";
 import { InboundCall } from "../calls/inbound-call.js";
+import { CLIENT_CERTIFICATE_METADATA, type ClientCertificate, decodeClientCertificate } from "../security/client-certificate.js";
 import { rpcAccess } from "../security/rpc-access.js";
 
 export class NiceGrpcInboundCall extends InboundCall {
@@ -24,6 +25,11 @@ export class NiceGrpcInboundCall extends InboundCall {
 
   peer(): string {
     return this.context.peer;
+  }
+
+  // Written by clientCertificateInterceptor (mTLS servers only).
+  override clientCertificate(): ClientCertificate | undefined {
+    return decodeClientCertificate(this.header(CLIENT_CERTIFICATE_METADATA));
   }
 }
 
@@ -50,5 +56,10 @@ export class GrpcJsInboundCall extends InboundCall {
 
   peer(): string {
     return this.call.getPeer();
+  }
+
+  // Written by clientCertificateInterceptor (mTLS servers only).
+  override clientCertificate(): ClientCertificate | undefined {
+    return decodeClientCertificate(this.header(CLIENT_CERTIFICATE_METADATA));
   }
 }

@@ -17,6 +17,7 @@ import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { listenFailure } from "./listen-failure.js";
 import { INSECURE, type SecurityConfig } from "../security/security-config.js";
 import { openAuditLog } from "../security/audit-log.js";
+import { clientCertificateInterceptor } from "../security/client-certificate.js";
 import { ServerTlsFiles, serverCredentials, serverTlsSettings } from "../security/tls-credentials.js";
 import { serveInProcess } from "./in-process/in-process-calls.js";
 import { listenSharedPort, type SharedPortHttpOptions, type SharedPortListener } from "./shared-port-listener.js";
@@ -109,10 +110,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       options.tlsReloadMs,
     );
   const audit = openAuditLog(security.auditLog);
+  // With mTLS and an audit log, a write call's verified client certificate is its "who" (client-certificate.ts).
+  const clientCertificates = audit !== undefined && tlsFiles?.requireClientCertificate === true;
   const overload = overloadOf(options.overload ?? {});
   const server = createServer({
     ...messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS),
     ...connectionOptions(overload),
+    // grpc-js takes server interceptors among its options; nice-grpc passes them through.
+    ...(clientCertificates ? { interceptors: [clientCertificateInterceptor] } : {}),
   });
   const names = options.services.map(({ definition }) => definition.fullName);
   // Every call, whichever way it arrives (nice-grpc, a direct method, an in-process peer call, an HTTP
@@ -121,6 +126,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     service: options.serviceName,
     logger,
     audit,
+    clientCertificates,
     auth,
     checks: compileRequestBounds(REQUEST_SHAPES, names),
     admission: options.admission ?? createAdmissionPolicy(overload),

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CallFailure } from "../calls/error-table.js";
 import { InboundCall } from "../calls/inbound-call.js";
+import { type ClientCertificate, verifiedClientCertificate } from "../security/client-certificate.js";
 import type { RpcAccess } from "../security/rpc-access.js";
 import { sendHttp } from "./http-response.js";
 
@@ -40,6 +41,10 @@ class HttpInboundCall extends InboundCall {
 
   peer(): string {
     return `${this.request.socket.remoteAddress ?? ""}:${this.request.socket.remotePort ?? ""}`;
+  }
+
+  override clientCertificate(): ClientCertificate | undefined {
+    return verifiedClientCertificate(this.request.socket);
   }
 }
 
