@@ -4,15 +4,28 @@
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { type EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 
+/** Called right before and right after the timed part of a case (e.g. to read a server's CPU time). */
+export interface TimedPart {
+  start(): void;
+  stop(): void;
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Unary Estimate calls: latency p50/p99 in ms, calls and rows per second. */
-export async function runCase(address: string, request: EstimateRequest, clients: number, callsPerClient: number) {
+export async function runCase(
+  address: string,
+  request: EstimateRequest,
+  clients: number,
+  callsPerClient: number,
+  timed?: TimedPart,
+) {
   const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
   for (const c of channels) for (let i = 0; i < 5; i++) await c.client.estimate(request); // warm-up: connect, load the model
   const latencies: number[] = [];
+  timed?.start();
   const start = performance.now();
   await Promise.all(
     channels.map(async (c) => {
@@ -24,6 +37,7 @@ export async function runCase(address: string, request: EstimateRequest, clients
     }),
   );
   const seconds = (performance.now() - start) / 1000;
+  timed?.stop();
   for (const c of channels) c.close();
   latencies.sort((a, b) => a - b);
   const calls = clients * callsPerClient;
@@ -41,6 +55,7 @@ export async function runStreamCase(
   request: EstimateRequest,
   clients: number,
   messagesPerClient: number,
+  timed?: TimedPart,
 ): Promise<number> {
   const channels = Array.from({ length: clients }, () => createEstimatorClient(address));
   const send = (count: number) =>
@@ -48,6 +63,7 @@ export async function runStreamCase(
       for (let i = 0; i < count; i++) yield { requestId: String(i), estimate: request };
     })();
   for (const c of channels) for await (const _ of c.client.estimateStream(send(5))); // warm-up
+  timed?.start();
   const start = performance.now();
   await Promise.all(
     channels.map(async (c) => {
@@ -60,6 +76,7 @@ export async function runStreamCase(
     }),
   );
   const seconds = (performance.now() - start) / 1000;
+  timed?.stop();
   for (const c of channels) c.close();
   return (clients * messagesPerClient) / seconds;
 }

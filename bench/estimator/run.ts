@@ -110,13 +110,14 @@ export default async function run(): Promise<void> {
       await publishModels(baselineServers.registry);
       baseline = {
         address: baselineServers.estimator,
+        pid: baselineServers.child.pid!,
         description:
           `${baselineRoot} at ${checkoutRevision(baselineRoot!)} (its ${commandRunsFrom(baselineRoot!)}); ` +
           `HEAD ${checkoutRevision(CHECKOUT_ROOT)} (its ${commandRunsFrom(CHECKOUT_ROOT)}, uncommitted edits included)`,
       };
     }
     if (onlyFloor) {
-      await transportFloor(servers.estimator, baseline);
+      await transportFloor({ address: servers.estimator, pid: servers.child.pid! }, baseline);
       return;
     }
     const rows: string[][] = [];
@@ -145,7 +146,7 @@ export default async function run(): Promise<void> {
       ["model", "rows/call", "clients", "p50 ms", "p99 ms", "calls/s", "rows/s"],
       rows,
     );
-    await transportFloor(servers.estimator, baseline);
+    await transportFloor({ address: servers.estimator, pid: servers.child.pid! }, baseline);
   } finally {
     for (const started of [servers, baselineServers]) {
       if (started === undefined) continue;

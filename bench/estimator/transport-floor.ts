@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
+import { processCpuNs } from "../support/process-cpu.js";
 import { formatRatioSpread, median, perRoundRatios, roundOrder } from "../support/interleave.js";
 import { printTable } from "../support/measure.js";
 import { estimateRequest } from "./bench-servers.js";
-import { runCase, runStreamCase } from "./load-cases.js";
+import { runCase, runStreamCase, type TimedPart } from "./load-cases.js";
 
 const ROUNDS = 7;
 const WARM_UP_ROUNDS = 3;
@@ -25,6 +26,7 @@ const ROW_COUNTS = [1, 100] as const;
 /** The baseline checkout's estimator, served by its own `kepler-model serve registry estimator`. */
 export interface BaselineEstimator {
   readonly address: string;
+  readonly pid: number;
   /** How the output names it: its folder, commit, and whether it ran its bundle. */
   readonly description: string;
 }
@@ -63,29 +65,52 @@ async function startFloor(recorded: Map<number, EstimateResponse>): Promise<{ ch
   return { child, address: `127.0.0.1:${port}` };
 }
 
-/** Calls/s of every address per timed round (results[i][round] belongs to addresses[i]), warm-up rounds first. */
-async function interleavedRounds(addresses: readonly string[], once: (address: string) => Promise<number>): Promise<number[][]> {
-  const results = addresses.map((): number[] => []);
-  const indices = addresses.map((_, index) => index);
+/** A server under test: where it answers and its process, whose CPU time is read around each timed part. */
+interface Server {
+  readonly address: string;
+  readonly pid: number;
+}
+
+/** One timed part on one server: calls (or stream messages) per second, and the server's CPU microseconds per call. */
+interface Sample {
+  readonly callsPerSecond: number;
+  readonly cpuMicrosPerCall: number;
+}
+
+/** One timed case on `server`; `timed` brackets its timed part. Returns calls/s and how many calls were timed. */
+type OneCase = (address: string, timed: TimedPart) => Promise<{ callsPerSecond: number; calls: number }>;
+
+/** Samples of every server per timed round (results[i][round] belongs to servers[i]), warm-up rounds first. */
+async function interleavedRounds(servers: readonly Server[], once: OneCase): Promise<Sample[][]> {
+  const results = servers.map((): Sample[] => []);
+  const indices = servers.map((_, index) => index);
   for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
     for (const index of roundOrder(indices, round)) {
-      const callsPerSecond = await once(addresses[index]!);
-      if (round >= 0) results[index]!.push(callsPerSecond);
+      const server = servers[index]!;
+      let cpuNs = 0;
+      const timed = { start: () => (cpuNs = -processCpuNs(server.pid)), stop: () => (cpuNs += processCpuNs(server.pid)) };
+      const { callsPerSecond, calls } = await once(server.address, timed);
+      if (round >= 0) results[index]!.push({ callsPerSecond, cpuMicrosPerCall: cpuNs / 1000 / calls });
     }
   }
   return results;
 }
 
 /** One printed row: [floor, estimator] calls/s, or [floor, this checkout, baseline] with --baseline. */
-function tableRow(call: string, rows: number, clients: number, [floor, ours, baseline]: readonly number[][]): string[] {
+function tableRow(call: string, rows: number, clients: number, samples: readonly Sample[][]): string[] {
+  const [floor, ours, baseline] = samples.map((server) => server.map((sample) => sample.callsPerSecond));
   const cells = [call, String(rows), String(clients), median(floor!).toFixed(0), median(ours!).toFixed(0)];
   if (baseline === undefined) return [...cells, (median(floor!) / median(ours!)).toFixed(2)];
+  const [oursCpu, baselineCpu] = samples.slice(1).map((server) => server.map((sample) => sample.cpuMicrosPerCall));
   return [
     ...cells,
     median(baseline).toFixed(0),
     (median(floor!) / median(ours!)).toFixed(2),
     (median(floor!) / median(baseline)).toFixed(2),
     formatRatioSpread(perRoundRatios(ours!, baseline)),
+    median(oursCpu!).toFixed(0),
+    median(baselineCpu!).toFixed(0),
+    formatRatioSpread(perRoundRatios(baselineCpu!, oursCpu!)),
   ];
 }
 
@@ -104,27 +129,30 @@ function compareAnswers(ours: Map<number, EstimateResponse>, baseline: Map<numbe
   return `Estimate answers: ${sizes.join("; ")}; ${intervals}; component watts ${same ? "identical" : "DIFFERENT"}`;
 }
 
-export async function transportFloor(estimatorAddress: string, baseline?: BaselineEstimator): Promise<void> {
-  const ours = await recordResponses(estimatorAddress);
+export async function transportFloor(estimator: Server, baseline?: BaselineEstimator): Promise<void> {
+  const ours = await recordResponses(estimator.address);
   if (baseline !== undefined) {
     console.log(`\nbaseline: ${baseline.description}`);
     console.log(compareAnswers(ours, await recordResponses(baseline.address)));
   }
   const floor = await startFloor(ours);
   try {
-    const addresses = [floor.address, estimatorAddress, ...(baseline === undefined ? [] : [baseline.address])];
+    const servers = [{ address: floor.address, pid: floor.child.pid! }, estimator, ...(baseline === undefined ? [] : [baseline])];
     const rows: string[][] = [];
     for (const n of ROW_COUNTS) {
       for (const clients of [1, 16]) {
         const request = estimateRequest("LinearRegressionTrainer", n);
         const calls = clients === 1 ? 600 : 60;
         const streamed = clients === 1 ? 10_000 : 1_000;
-        const unary = await interleavedRounds(
-          addresses,
-          async (address) => (await runCase(address, request, clients, calls)).callsPerSecond,
-        );
+        const unary = await interleavedRounds(servers, async (address, timed) => ({
+          callsPerSecond: (await runCase(address, request, clients, calls, timed)).callsPerSecond,
+          calls: clients * calls,
+        }));
         rows.push(tableRow("unary", n, clients, unary));
-        const stream = await interleavedRounds(addresses, (address) => runStreamCase(address, request, clients, streamed));
+        const stream = await interleavedRounds(servers, async (address, timed) => ({
+          callsPerSecond: await runStreamCase(address, request, clients, streamed, timed),
+          calls: clients * streamed,
+        }));
         rows.push(tableRow("stream", n, clients, stream));
       }
     }
@@ -139,17 +167,12 @@ export async function transportFloor(estimatorAddress: string, baseline?: Baseli
     printTable(
       `Estimate: transport floor, this checkout (HEAD) and the baseline in one run (interleaved, order rotated per round, median of ${ROUNDS} rounds).\n` +
         `The floor (bare grpc-js) answers with HEAD's responses (sizes above), not with the baseline's.\n` +
-        `HEAD/baseline: median of the per-round calls/s ratios (lowest-highest round)`,
+        `HEAD/baseline: median of the per-round calls/s ratios (lowest-highest round). CPU us/call: the server process's CPU\n` +
+        `time (all threads) per call; HEAD/baseline calls per CPU s: per-round ratio of the baseline's CPU per call to HEAD's,\n` +
+        `less swayed by other load on the machine than calls/s`,
       [
-        "call",
-        "rows/call",
-        "clients",
-        "floor calls/s",
-        "HEAD calls/s",
-        "baseline calls/s",
-        "floor/HEAD",
-        "floor/baseline",
-        "HEAD/baseline",
+        ...["call", "rows/call", "clients", "floor calls/s", "HEAD calls/s", "baseline calls/s", "floor/HEAD", "floor/baseline"],
+        ...["HEAD/baseline calls/s", "HEAD CPU us/call", "baseline CPU us/call", "HEAD/baseline calls per CPU s"],
       ],
       rows,
     );
