@@ -50,6 +50,10 @@ describe("flag readers", () => {
       usageError('--step must be a positive number, got "0"'),
     );
     expect(() => numberFlag({ step: "x" }, "step")).toThrow(usageError('--step must be a number, got "x"'));
+    expect(numberFlag({ "max-mae": "0" }, "max-mae", { min: 0 })).toBe(0);
+    expect(() => numberFlag({ "max-mae": "-1" }, "max-mae", { min: 0 })).toThrow(
+      usageError('--max-mae must be a number >= 0, got "-1"'),
+    );
     expect(integerFlag({ seed: "3" }, "seed", { min: 0 })).toBe(3);
     expect(() => integerFlag({ seed: "-1" }, "seed", { min: 0 })).toThrow(
       usageError('--seed must be a non-negative integer, got "-1"'),

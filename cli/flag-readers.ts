@@ -60,13 +60,16 @@ export function knownItemsFlag(flags: Flags, name: string, known: readonly strin
   return items;
 }
 
-/** A number, or undefined when the flag is not given. `positive` refuses zero and below. */
-export function numberFlag(flags: Flags, name: string, options: { positive?: boolean } = {}): number | undefined {
+/** A number, or undefined when the flag is not given. `positive` refuses zero and below, `min` anything below it. */
+export function numberFlag(flags: Flags, name: string, options: { positive?: boolean; min?: number } = {}): number | undefined {
   const text = textFlag(flags, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isFinite(value) || (options.positive === true && !(value > 0)))
-    throw new UsageError(`--${name} must be a ${options.positive === true ? "positive " : ""}number, got "${text}"`);
+  const { positive, min } = options;
+  if (!Number.isFinite(value) || (positive === true && !(value > 0)) || (min !== undefined && value < min)) {
+    const kind = positive === true ? "a positive number" : min === undefined ? "a number" : `a number >= ${min}`;
+    throw new UsageError(`--${name} must be ${kind}, got "${text}"`);
+  }
   return value;
 }
 

@@ -5,6 +5,7 @@ import { outputTypeToProto } from "../../services/kit/transport/output-type-code
 import { OUTPUT_TYPE_NAMES } from "../../services/models/index.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { COMMON_FLAGS, withDefault } from "../common-flags.js";
 import {
   booleanFlag,
   choiceFlag,
@@ -63,17 +64,8 @@ export const estimateCommand: Command = {
       valueName: "rows",
       description: 'Rows separated by ";", values by ",": per-second rates as Kepler sends them. "0,0" gives idle power.',
     },
-    {
-      name: "output-type",
-      valueName: "type",
-      description: "AbsPower (node power, default) or DynPower (process/container power).",
-    },
-    {
-      name: "source",
-      valueName: "src",
-      description:
-        "Energy source: acpi (platform) or rapl-sysfs (package, core, uncore, dram; intel_rapl accepted). Default rapl-sysfs.",
-    },
+    COMMON_FLAGS.outputType,
+    withDefault(COMMON_FLAGS.energySource, "rapl-sysfs"),
     { name: "trainer", valueName: "name", description: "Only models of this trainer, e.g. SGDRegressorTrainer." },
     { name: "filter", valueName: "expr", description: "Model metadata filter, e.g. mae:10;features:a,b." },
     { name: "pipeline", valueName: "name", description: "Only models of this pipeline." },

@@ -22,6 +22,7 @@ import { modelPathKey } from "../../services/kit/config/model-path-key.js";
 import { type ModelFolderEntry, listModelFolders } from "../../services/models/list-model-folders.js";
 import { OUTPUT_TYPE_NAMES, type OutputTypeName } from "../../services/models/index.js";
 import type { Command } from "../command.js";
+import { COMMON_FLAGS, withDefault } from "../common-flags.js";
 import { booleanFlag, choiceFlag, listFlag, requiredFlag, textFlag } from "../flag-readers.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
@@ -124,11 +125,7 @@ export const evaluateCommand: Command = {
     "--pipeline <name> --input <response.json[.gz]> [--model <name>] [--output-type AbsPower|DynPower] [--in-sample] [--registry-address <host:port>] [--json] [flags]",
   flags: [
     { name: "pipeline", aliases: ["pipeline-name"], valueName: "name", description: "Pipeline folder in the model path." },
-    {
-      name: "input",
-      valueName: "file",
-      description: "The recording: a saved Prometheus response (`kepler-model query`); .gz is read too.",
-    },
+    COMMON_FLAGS.recording,
     {
       name: "model",
       aliases: ["model-name"],
@@ -137,12 +134,8 @@ export const evaluateCommand: Command = {
     },
     { name: "source", valueName: "a,b", description: "Only these energy sources (default: every source of the pipeline)." },
     { name: "feature-group", valueName: "a,b", description: "Only these feature groups (default: all)." },
-    { name: "output-type", valueName: "type", description: "AbsPower (default, as the reference) or DynPower." },
-    {
-      name: "extractor",
-      valueName: "default|smooth",
-      description: "Extractor for the recording (default: the one in the pipeline's metadata.json).",
-    },
+    COMMON_FLAGS.outputType,
+    withDefault(COMMON_FLAGS.extractor, "the one in the pipeline's metadata.json"),
     {
       name: "isolator",
       valueName: "none|min",

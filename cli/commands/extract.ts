@@ -5,17 +5,8 @@ import { readPrometheusResponseFile } from "../../services/domain/prometheus-res
 import { extract } from "../../services/extractor/domain/extract.js";
 import { formatPythonFloat, tableCsvChunks } from "../../services/domain/table-csv.js";
 import type { Command } from "../command.js";
-import {
-  assertOutputFolder,
-  booleanFlag,
-  choiceFlag,
-  energySourceFlag,
-  featureGroupFlag,
-  inputFileFlag,
-  integerFlag,
-  listFlag,
-  requiredFlag,
-} from "../flag-readers.js";
+import { COMMON_FLAGS, extractSelection, withDefault } from "../common-flags.js";
+import { assertOutputFolder, booleanFlag, choiceFlag, inputFileFlag, listFlag, requiredFlag } from "../flag-readers.js";
 import { writeJson, writeTextFile } from "../write-text-file.js";
 
 export const extractCommand: Command = {
@@ -23,57 +14,27 @@ export const extractCommand: Command = {
   summary: "Turn a saved Prometheus response into the reference's training table CSV (node or container level).",
   usage: "--input <response.json[.gz]> --source <energy source> --feature-group <group> --out <table.csv> [flags]",
   flags: [
-    {
-      name: "input",
-      valueName: "file",
-      description: "Saved Prometheus response JSON (`kepler-model query` format); .gz is read too.",
-    },
-    {
-      name: "source",
-      valueName: "src",
-      description: "Energy source: rapl-sysfs, rapl-msr, acpi, hmc, redfish (rapl, intel_rapl mean rapl-sysfs).",
-    },
-    {
-      name: "feature-group",
-      valueName: "fg",
-      description: "Feature group, e.g. CounterOnly, BPFOnly, Basic; also CgroupOnly, KubeletOnly.",
-    },
+    COMMON_FLAGS.recording,
+    COMMON_FLAGS.energySource,
+    COMMON_FLAGS.featureGroup,
     { name: "level", valueName: "node|container", description: "node (AbsPower table, default) or container (isolator input)." },
-    {
-      name: "extractor",
-      valueName: "default|smooth",
-      description: "The reference's default extractor or the smooth one (rolling mean of 30 rows).",
-    },
+    withDefault(COMMON_FLAGS.extractor, "default"),
     { name: "out", valueName: "file", description: "Where to write the CSV (timestamp first, the reference's column names)." },
-    { name: "node-type", valueName: "n", description: "Write this node type in the node_type column instead of the data's." },
-    { name: "vm", boolean: true, description: "Read VM metrics (kepler_process_*, kepler_vm_*, job=vm)." },
-    {
-      name: "third-party-metrics",
-      valueName: "a,b",
-      description: "Comma-separated metric names used verbatim as ThirdParty features.",
-    },
+    COMMON_FLAGS.nodeType,
+    COMMON_FLAGS.vm,
+    COMMON_FLAGS.thirdPartyMetrics,
     { name: "json", boolean: true, description: "Print the summary (rows, columns, valid groups, correlations) as JSON." },
   ],
   async run({ flags, stdout }) {
-    const energySource = energySourceFlag(flags, "source", true);
-    const featureGroup = featureGroupFlag(flags, "feature-group", true);
+    const selection = extractSelection(flags);
     const level = choiceFlag(flags, "level", ["node", "container"] as const, "node");
     const extractor = choiceFlag(flags, "extractor", ["default", "smooth"] as const, "default");
-    const nodeType = integerFlag(flags, "node-type");
     const thirdPartyMetrics = listFlag(flags, "third-party-metrics");
     const out = await assertOutputFolder(requiredFlag(flags, "out"), "out");
     const input = await inputFileFlag(flags, "input");
 
     const response = await readPrometheusResponseFile(input, input);
-    const result = extract(response, {
-      energySource,
-      featureGroup,
-      level,
-      extractor,
-      nodeType,
-      useVmMetrics: booleanFlag(flags, "vm"),
-      thirdPartyMetrics,
-    });
+    const result = extract(response, { ...selection, level, extractor, thirdPartyMetrics });
     await writeTextFile(out, tableCsvChunks(result.table));
     const { table } = result;
     if (booleanFlag(flags, "json")) {

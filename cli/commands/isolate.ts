@@ -18,6 +18,7 @@ import { createRegistryClient } from "../../services/registry/client.js";
 import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { COMMON_FLAGS, TRAINER_ISOLATOR_FLAGS, trainerIsolatorHints, type TrainerIsolatorHints } from "../common-flags.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import {
   assertInputFile,
@@ -29,7 +30,6 @@ import {
   type Flags,
   inputFileFlag,
   integerFlag,
-  listFlag,
   requiredFlag,
   textFlag,
 } from "../flag-readers.js";
@@ -86,7 +86,7 @@ interface IsolateArguments {
   readonly isolator: IsolatorName;
   readonly nodeType: number | undefined;
   readonly idlePath: string | undefined;
-  readonly absPipelineName: string;
+  readonly hints: TrainerIsolatorHints;
 }
 
 async function isolateToFile(
@@ -107,9 +107,7 @@ async function isolateToFile(
       idleProfiles: idle?.profiles,
       backgroundContainerNames: idle?.backgroundContainerNames,
       fallBackToMin: true,
-      targetHints: listFlag(flags, "target-hints"),
-      backgroundHints: listFlag(flags, "bg-hints"),
-      absPipelineName: args.absPipelineName,
+      ...args.hints,
     },
     { backgroundModels: registry === undefined ? undefined : createRegistryModelSource(registry) },
   );
@@ -150,7 +148,7 @@ export const isolateCommand: Command = {
       valueName: "file",
       description: "Container-level table CSV (`kepler-model extract --level container`) or a saved Prometheus response.",
     },
-    { name: "source", valueName: "src", description: "Energy source, e.g. rapl-sysfs or acpi." },
+    COMMON_FLAGS.energySource,
     { name: "feature-group", valueName: "fg", description: "Feature group to extract when --input is a Prometheus response." },
     { name: "isolator", valueName: "name", description: `Isolator: ${ISOLATOR_NAMES.join(", ")} (default min).` },
     { name: "out", valueName: "file", description: "Where to write the isolated table CSV (timestamp first)." },
@@ -159,14 +157,8 @@ export const isolateCommand: Command = {
       valueName: "idle.json",
       description: "profile: saved Prometheus response of the idle node (its profile, and its containers as background).",
     },
-    { name: "node-type", valueName: "N", description: "Node type for every row (default: keep the table's)." },
-    { name: "target-hints", valueName: "a,b", description: "trainer: container-name hints of the target workload." },
-    { name: "bg-hints", valueName: "a,b", description: "trainer: container-name hints of background containers." },
-    {
-      name: "abs-pipeline-name",
-      valueName: "name",
-      description: "trainer: the pipeline whose AbsPower models predict background.",
-    },
+    COMMON_FLAGS.nodeType,
+    ...TRAINER_ISOLATOR_FLAGS,
     serverAddressFlag("registry", "trainer: "),
     { name: "json", boolean: true, description: "Print the summary (rows, backgrounds, notices) as JSON." },
     ...CLIENT_SECURITY_FLAGS,
@@ -187,11 +179,11 @@ export const isolateCommand: Command = {
     const registry =
       registryAddress === undefined ? undefined : createRegistryClient(registryAddress, commandConnection({ env, flags }));
     try {
-      const absPipelineName = textFlag(flags, "abs-pipeline-name") ?? "";
-      if (registry !== undefined && absPipelineName !== "")
-        await assertPipelineHasModels(registry.client, absPipelineName, energySource);
+      const hints = trainerIsolatorHints(flags);
+      if (registry !== undefined && hints.absPipelineName !== "")
+        await assertPipelineHasModels(registry.client, hints.absPipelineName, energySource);
       return await isolateToFile(
-        { input, out, energySource, featureGroup, isolator, nodeType, idlePath, absPipelineName },
+        { input, out, energySource, featureGroup, isolator, nodeType, idlePath, hints },
         registry,
         flags,
         stdout,

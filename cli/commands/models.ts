@@ -5,9 +5,10 @@ import { readConfig } from "../../services/kit/config/config-schema.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { type Command, UsageError } from "../command.js";
-import { type Flags, textFlag } from "../flag-readers.js";
+import { type Flags, numberFlag, textFlag } from "../flag-readers.js";
 import { DEFAULT_MAX_MAE, DEFAULT_MAX_MAPE, gateExportedPipeline } from "../export-gate.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { COMMON_FLAGS, withNote } from "../common-flags.js";
 import { readImportSource, S3_FLAGS } from "../import-source.js";
 import { MODELS_BACKUP_FLAGS, runModelsBackup } from "./models-backup.js";
 import { rollbackModelCommand } from "./models-rollback.js";
@@ -48,13 +49,6 @@ async function importPipeline(
 // The reference's "YYYY-MM-DD HH:MM:SS" (UTC).
 const pythonTime = (date: Date) => date.toISOString().slice(0, 19).replace("T", " ");
 
-function threshold(flags: Flags, name: string, fallback: number): number {
-  if (flags[name] === undefined) return fallback;
-  const value = Number(flags[name]);
-  if (!(value >= 0)) throw new UsageError(`--${name} must be a number >= 0, got "${String(flags[name])}"`);
-  return value;
-}
-
 function collectTime(flags: Flags): string {
   const value = textFlag(flags, "collect-date");
   if (value === undefined) return "";
@@ -68,10 +62,10 @@ async function exportPipeline(registry: Registry, flags: Flags, pipeline: string
   if (pipeline === undefined) throw new UsageError("models export needs a pipeline name");
   const options = {
     pipelineName: pipeline,
-    maxMape: threshold(flags, "max-mape", DEFAULT_MAX_MAPE),
-    maxMae: threshold(flags, "max-mae", DEFAULT_MAX_MAE),
-    acceptMape: flags["accept-mape"] === undefined ? undefined : threshold(flags, "accept-mape", 0),
-    acceptMae: flags["accept-mae"] === undefined ? undefined : threshold(flags, "accept-mae", 0),
+    maxMape: numberFlag(flags, "max-mape", { min: 0 }) ?? DEFAULT_MAX_MAPE,
+    maxMae: numberFlag(flags, "max-mae", { min: 0 }) ?? DEFAULT_MAX_MAE,
+    acceptMape: numberFlag(flags, "accept-mape", { min: 0 }),
+    acceptMae: numberFlag(flags, "accept-mae", { min: 0 }),
     publisher: textFlag(flags, "publisher") ?? "",
     collectTime: collectTime(flags),
     exportTime: pythonTime(new Date()),
@@ -103,13 +97,9 @@ export const modelsCommand: Command = {
       valueName: "name",
       description: "Only this pipeline (list, best); the name to import as (import; default: the folder or zip name).",
     },
-    {
-      name: "source",
-      valueName: "src",
-      description: "Energy source, e.g. rapl-sysfs or acpi (list; best defaults to rapl-sysfs).",
-    },
+    withNote(COMMON_FLAGS.energySource, "For list and best; best defaults to rapl-sysfs."),
     { name: "output-type", valueName: "type", description: "AbsPower or DynPower (list, best)." },
-    { name: "feature-group", valueName: "fg", description: "Feature group, e.g. BPFOnly (list, best)." },
+    withNote(COMMON_FLAGS.featureGroup, "For list and best."),
     { name: "trainer", valueName: "name", description: "Trainer name, matched exactly (list)." },
     { name: "node-type", valueName: "N", description: "Node type (list, best)." },
     { name: "filter", valueName: "expr", description: "Metadata filter, e.g. mae:10;features:a,b (list, best)." },

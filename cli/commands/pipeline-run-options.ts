@@ -8,8 +8,10 @@ import {
   type MachineSpec,
   type PrometheusWindow,
 } from "../../services/generated/kepler/model/v1/types.js";
+import { DEFAULT_STEP_SECONDS } from "../../services/prometheus/query-window.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { UsageError } from "../command.js";
+import { trainerIsolatorHints } from "../common-flags.js";
 import {
   assertInputFile,
   booleanFlag,
@@ -36,9 +38,6 @@ const EXTRACTORS: Record<string, ExtractorKind> = {
   default: ExtractorKind.EXTRACTOR_KIND_DEFAULT,
   smooth: ExtractorKind.EXTRACTOR_KIND_SMOOTH,
 };
-
-// Unset list flags read as "" so the request's defaults apply.
-const text = (flags: Flags, name: string): string => textFlag(flags, name) ?? "";
 
 /** Unix seconds, or an ISO 8601 date; required with --prometheus (unless online). */
 function windowTime(flags: Flags, name: string): number {
@@ -69,8 +68,10 @@ async function readMachineSpec(path: string): Promise<MachineSpec> {
 
 // `query --id` leaves machine_spec/<id>.json beside the recording; use it when no spec is given.
 async function specBesideInput(flags: Flags): Promise<string> {
-  if (text(flags, "input") === "" || text(flags, "machine-id") === "") return "";
-  const path = machineSpecPathBeside(text(flags, "input"), text(flags, "machine-id"));
+  const input = textFlag(flags, "input");
+  const machineId = textFlag(flags, "machine-id");
+  if (input === undefined || machineId === undefined) return "";
+  const path = machineSpecPathBeside(input, machineId);
   return (await fileExists(path)) ? path : "";
 }
 
@@ -93,7 +94,7 @@ export async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
           baseUrl: prometheus,
           startTimeSeconds: online ? 0 : windowTime(flags, "start"),
           endTimeSeconds: online ? 0 : windowTime(flags, "end"),
-          stepSeconds: numberFlag(flags, "step", { positive: true }) ?? 3,
+          stepSeconds: numberFlag(flags, "step", { positive: true }) ?? DEFAULT_STEP_SECONDS,
           thirdPartyMetricNames: listFlag(flags, "third-party-metrics"),
           metricPrefix: "",
         };
@@ -105,7 +106,8 @@ export async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
   const idle = textFlag(flags, "idle");
   if (idle !== undefined) await assertInputFile(idle, "idle");
   const specPath = textFlag(flags, "machine-spec");
-  if (specPath !== undefined && text(flags, "machine-id") === "") throw new UsageError("--machine-spec needs --machine-id");
+  if (specPath !== undefined && textFlag(flags, "machine-id") === undefined)
+    throw new UsageError("--machine-spec needs --machine-id");
   const machineSpecPath = specPath === undefined ? await specBesideInput(flags) : await assertInputFile(specPath, "machine-spec");
   const machineSpec = machineSpecPath === "" ? undefined : await readMachineSpec(machineSpecPath);
   return RunPipelineOptions.fromPartial({
@@ -114,14 +116,13 @@ export async function runOptions(flags: Flags): Promise<RunPipelineOptions> {
     featureGroups: listFlag(flags, "feature-group"),
     extractor: EXTRACTORS[extractor],
     isolator: ISOLATORS[isolator],
-    targetHints: listFlag(flags, "target-hints"),
-    backgroundHints: listFlag(flags, "bg-hints"),
-    absPipelineName: text(flags, "abs-pipeline-name"),
+    ...trainerIsolatorHints(flags),
     absTrainerNames,
     dynTrainerNames,
     window,
     machineSpec,
-    machineId: text(flags, "machine-id"),
+    // Unset reads as "" so the request's default applies.
+    machineId: textFlag(flags, "machine-id") ?? "",
     nodeType: integerFlag(flags, "node-type"),
     seed: integerFlag(flags, "seed", { min: 0 }),
     useVmMetrics: booleanFlag(flags, "vm"),

@@ -13,8 +13,10 @@ import { type TrainerResult, TrainOutcome } from "../../services/generated/keple
 import { outputTypeFromProto } from "../../services/kit/transport/output-type-codec.js";
 import { byteChunks } from "../../services/kit/transport/byte-chunks.js";
 import { createPipelineClient } from "../../services/pipeline/client.js";
+import { DEFAULT_STEP_SECONDS } from "../../services/prometheus/query-window.js";
 import { type Command, UsageError } from "../command.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
+import { COMMON_FLAGS, stepFlag, TRAINER_ISOLATOR_FLAGS, windowFlags, withDefault } from "../common-flags.js";
 import { booleanFlag, type Flags, numberFlag, requiredFlag, textFlag } from "../flag-readers.js";
 import { assertServerAnswers, serverAddressFlag } from "../server-address.js";
 import { progressPrinter } from "../progress.js";
@@ -123,14 +125,13 @@ export const pipelineCommand: Command = {
   name: "pipeline",
   summary: "Run a training pipeline on the pipeline service (extract, isolate, train, publish); stop or list online ones.",
   usage:
-    "run --pipeline <name> (--input <response.json[.gz]> | --prometheus <url> --start <t> --end <t> [--step 3]) [flags] | stop --pipeline <name> | list",
+    "run --pipeline <name> (--input <response.json[.gz]> | --prometheus <url> --start <time> --end <time> [--step 3]) [flags] | stop --pipeline <name> | list",
   flags: [
     { name: "pipeline", aliases: ["name"], valueName: "name", description: "Pipeline name, e.g. std_v0.7.11." },
-    { name: "input", valueName: "file", description: "Saved Prometheus response (`kepler-model query`); .gz is read too." },
+    COMMON_FLAGS.recording,
     { name: "prometheus", valueName: "url", description: "A live Prometheus instead of --input, e.g. http://127.0.0.1:9090." },
-    { name: "start", valueName: "t", description: "Window start: Unix seconds or ISO 8601 (with --prometheus)." },
-    { name: "end", valueName: "t", description: "Window end: Unix seconds or ISO 8601 (with --prometheus)." },
-    { name: "step", valueName: "s", description: "Query step in seconds (default 3)." },
+    ...windowFlags({ start: "with --prometheus", end: "with --prometheus" }),
+    stepFlag(`${DEFAULT_STEP_SECONDS}`),
     { name: "idle", valueName: "file", description: "Saved Prometheus response of the idle node (profile isolator)." },
     {
       name: "source",
@@ -144,11 +145,7 @@ export const pipelineCommand: Command = {
       valueName: "a,b",
       description: "Feature groups (default: every group valid for the data).",
     },
-    {
-      name: "extractor",
-      valueName: "default|smooth",
-      description: "default, or smooth (the default table then a rolling mean over 30 rows; drops the first 29).",
-    },
+    withDefault(COMMON_FLAGS.extractor, "default"),
     {
       name: "isolator",
       valueName: "name",
@@ -165,9 +162,7 @@ export const pipelineCommand: Command = {
       valueName: "a,b",
       description: "DynPower trainers (default, with --abs-trainers unset: all implemented).",
     },
-    { name: "target-hints", valueName: "a,b", description: "trainer isolator: container-name hints of the workload." },
-    { name: "bg-hints", valueName: "a,b", description: "trainer isolator: container-name hints of background containers." },
-    { name: "abs-pipeline-name", valueName: "name", description: "trainer isolator: pipeline of the AbsPower models." },
+    ...TRAINER_ISOLATOR_FLAGS,
     {
       name: "machine-spec",
       valueName: "spec.json",
@@ -181,8 +176,8 @@ export const pipelineCommand: Command = {
     },
     { name: "node-type", valueName: "N", description: "Node type for every row (without --machine-spec)." },
     { name: "seed", valueName: "N", description: "Seed of the train/test splits (default 0)." },
-    { name: "vm", boolean: true, description: "Train on VM metrics (metric_type vm_metrics)." },
-    { name: "third-party-metrics", valueName: "a,b", description: "Metric names used verbatim as ThirdParty features." },
+    COMMON_FLAGS.vm,
+    COMMON_FLAGS.thirdPartyMetrics,
     {
       name: "online",
       boolean: true,

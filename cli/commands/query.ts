@@ -7,6 +7,7 @@ import { DEFAULT_STEP_SECONDS, type SavedResponse } from "../../services/prometh
 import { machineSpecPathBeside, writeMachineSpecFile } from "../machine-spec-file.js";
 import { writeQueryCsvs } from "../query-csv.js";
 import { type Command, UsageError } from "../command.js";
+import { stepFlag, windowFlags } from "../common-flags.js";
 import { assertOutputFolder, listFlag, numberFlag, requiredFlag, textFlag, timeFlag } from "../flag-readers.js";
 import { writeTextFile } from "../write-text-file.js";
 
@@ -36,14 +37,13 @@ export const queryCommand: Command = {
       description: "Prometheus base URL, e.g. http://127.0.0.1:9090.",
     },
     { name: "out", valueName: "file", description: "Where to write the saved-response JSON." },
-    { name: "start", valueName: "time", description: "Window start: Unix seconds or ISO 8601 (with --end)." },
-    { name: "end", valueName: "time", description: "Window end: Unix seconds or ISO 8601 (with --start)." },
+    ...windowFlags({ start: "with --end", end: "with --start" }),
     {
       name: "interval",
       valueName: "s",
       description: `Without --start/--end: the last this many seconds (default ${DEFAULT_INTERVAL_SECONDS}).`,
     },
-    { name: "step", valueName: "s", description: `Query resolution in seconds (default ${DEFAULT_STEP_SECONDS}).` },
+    stepFlag(`${DEFAULT_STEP_SECONDS}`),
     { name: "metric-prefix", valueName: "prefix", description: `Metric names to discover (default ${KEPLER_METRIC_PREFIX}).` },
     { name: "third-party-metrics", valueName: "a,b", description: "Extra metric names to query verbatim." },
     {

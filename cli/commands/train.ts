@@ -2,8 +2,6 @@
 // the model archives to a local model folder and print per-trainer, per-component MAE/MAPE.
 import { readFile } from "node:fs/promises";
 import type { DataTable } from "../../services/domain/data-table.js";
-import type { EnergySource } from "../../services/domain/energy-sources.js";
-import type { FeatureGroupName } from "../../services/domain/feature-groups.js";
 import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { extract } from "../../services/extractor/domain/extract.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
@@ -13,12 +11,11 @@ import { readTableCsv } from "../../services/trainer/domain/read-table-csv.js";
 import { type TrainerResult, trainModels } from "../../services/trainer/domain/train-models.js";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { type Command, UsageError } from "../command.js";
+import { COMMON_FLAGS, type ExtractSelection, extractSelection } from "../common-flags.js";
 import {
   assertInputFile,
   booleanFlag,
   choiceFlag,
-  energySourceFlag,
-  featureGroupFlag,
   inputFileFlag,
   integerFlag,
   knownItemsFlag,
@@ -64,20 +61,10 @@ async function readTestTimestamps(path: string, source: string): Promise<number[
  */
 const isResponse = (path: string) => /\.json(\.gz)?$/.test(path);
 
-async function readTrainingTable(
-  input: string,
-  options: { source: EnergySource; featureGroup: FeatureGroupName; nodeType?: number; useVmMetrics: boolean },
-): Promise<DataTable> {
+async function readTrainingTable(input: string, selection: ExtractSelection): Promise<DataTable> {
   if (!isResponse(input)) return readTableCsv(await readFile(input, "utf8"), input);
   const response = await readPrometheusResponseFile(input, input);
-  return extract(response, {
-    energySource: options.source,
-    featureGroup: options.featureGroup,
-    level: "node",
-    extractor: "default",
-    nodeType: options.nodeType,
-    useVmMetrics: options.useVmMetrics,
-  }).table;
+  return extract(response, { ...selection, level: "node", extractor: "default" }).table;
 }
 
 function formatNumber(value: number): string {
@@ -114,9 +101,9 @@ export const trainCommand: Command = {
       valueName: "table.csv",
       description: "Training table: CSV with a timestamp column, the features, <component>_power columns, node_type.",
     },
-    { name: "source", valueName: "src", description: "Energy source, e.g. rapl-sysfs or acpi." },
-    { name: "feature-group", valueName: "fg", description: "Feature group, e.g. BPFOnly or CounterOnly." },
-    { name: "output-type", valueName: "type", description: "AbsPower (node-level table, default) or DynPower (isolated table)." },
+    COMMON_FLAGS.energySource,
+    COMMON_FLAGS.featureGroup,
+    COMMON_FLAGS.outputType,
     {
       name: "trainers",
       valueName: "a,b",
@@ -136,24 +123,19 @@ export const trainCommand: Command = {
       description: `Model folder to write into (env MODEL_PATH, default ${modelPathKey.default}).`,
     },
     { name: "pipeline", valueName: "name", description: `Pipeline folder name (default ${DEFAULT_PIPELINE}).` },
-    { name: "node-type", valueName: "N", description: "Node type for every row, replacing the table's node_type column." },
-    {
-      name: "vm",
-      boolean: true,
-      description: "With a saved response as --input: read VM metrics (kepler_process_*, kepler_vm_*, job=vm).",
-    },
+    COMMON_FLAGS.nodeType,
+    COMMON_FLAGS.vm,
     { name: "continue", boolean: true, description: "Continue from the pipeline's checkpoints (SGD warm start)." },
     { name: "dry-run", boolean: true, description: "Train and print the table without writing anything." },
     { name: "json", boolean: true, description: "Print the per-trainer results as JSON instead of a table." },
   ],
   async run({ flags, stdout, env }) {
-    const source = energySourceFlag(flags, "source", true);
-    const featureGroup = featureGroupFlag(flags, "feature-group", true);
+    const selection = extractSelection(flags);
+    const { energySource, featureGroup, nodeType } = selection;
     const outputType = choiceFlag(flags, "output-type", OUTPUT_TYPE_NAMES, "AbsPower");
     if (flags.seed !== undefined && flags["test-timestamps"] !== undefined)
       throw new UsageError("give --seed or --test-timestamps, not both");
     const seed = integerFlag(flags, "seed", { min: 0 }) ?? 0;
-    const nodeType = integerFlag(flags, "node-type");
     const known = listTrainers().map((t) => t.name);
     const trainerNames = flags.trainers === undefined ? known : knownItemsFlag(flags, "trainers", known, "trainer");
     if (trainerNames.length === 0) throw new UsageError("--trainers names no trainer");
@@ -165,15 +147,15 @@ export const trainCommand: Command = {
     const testTimestamps =
       testTimestampsPath === undefined
         ? undefined
-        : await readTestTimestamps(await assertInputFile(testTimestampsPath, "test-timestamps"), source);
-    const table = await readTrainingTable(input, { source, featureGroup, nodeType, useVmMetrics: booleanFlag(flags, "vm") });
+        : await readTestTimestamps(await assertInputFile(testTimestampsPath, "test-timestamps"), energySource);
+    const table = await readTrainingTable(input, selection);
     const dryRun = booleanFlag(flags, "dry-run");
     const published: string[] = [];
 
     const result = await trainModels(
       {
         table,
-        energySource: source,
+        energySource,
         featureGroup,
         outputType,
         trainerNames,

@@ -25,13 +25,17 @@ import {
 } from "../../services/vm-power/index.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
+import { stepFlag, windowFlags } from "../common-flags.js";
 import { formatTextTable } from "../text-table.js";
 import { choiceFlag, type Flags, integerFlag, listFlag, numberFlag, textFlag, timeFlag } from "../flag-readers.js";
+
+/** Kepler 0.10's own sampling interval. */
+const DEFAULT_STEP_SECONDS = 5;
 
 async function queryPrometheus(flags: Flags, queries: Record<string, string>): Promise<VmQueryResults> {
   const url = textFlag(flags, "prometheus-url");
   if (url === undefined) throw new UsageError("give --prometheus-url (or --input with a saved answer)");
-  const step = numberFlag(flags, "step", { positive: true }) ?? 5;
+  const step = numberFlag(flags, "step", { positive: true }) ?? DEFAULT_STEP_SECONDS;
   const end = timeFlag(flags, "end") ?? Math.floor(Date.now() / 1000);
   const start = timeFlag(flags, "start") ?? end - (numberFlag(flags, "minutes", { positive: true }) ?? 60) * 60;
   if (start >= end) throw new UsageError(`--start (${start}) must be before --end (${end})`);
@@ -52,17 +56,8 @@ export const vmTrainCommand: Command = {
       description: "Prometheus holding the host's Kepler 0.10+ metrics and the guests' node exporter metrics.",
     },
     { name: "minutes", valueName: "N", description: "Train on the last N minutes (default 60)." },
-    {
-      name: "start",
-      valueName: "time",
-      description: "Window start, Unix seconds or ISO 8601 (with --end), instead of --minutes.",
-    },
-    { name: "end", valueName: "time", description: "Window end, Unix seconds or ISO 8601 (default now)." },
-    {
-      name: "step",
-      valueName: "seconds",
-      description: "Query step in seconds (default 5; Kepler 0.10 samples every 5 s by default).",
-    },
+    ...windowFlags({ start: "with --end; instead of --minutes", end: "default now" }),
+    stepFlag(`${DEFAULT_STEP_SECONDS}; Kepler 0.10 samples every 5 s by default`),
     {
       name: "input",
       valueName: "file.json",
