@@ -11,6 +11,7 @@ import { listModelFolders } from "../../services/models/list-model-folders.js";
 import { peerAddressKey } from "../../services/kit/config/service-addresses.js";
 import { CLIENT_SECURITY_FLAGS, commandConnection } from "../client-security.js";
 import { type Command, UsageError } from "../command.js";
+import { COMMON_FLAGS } from "../common-flags.js";
 import { booleanFlag, requiredFlag, textFlag } from "../flag-readers.js";
 import { withRegistryPipeline } from "../report/registry-pipeline.js";
 import { progressPrinter } from "../progress.js";
@@ -30,11 +31,7 @@ export const reportCommand: Command = {
     "--pipeline <name> --input <response.json[.gz]> [--out <dir>] [--model-path <dir> | --registry-address <host:port>] [--in-sample]",
   flags: [
     { name: "pipeline", aliases: ["pipeline-name"], valueName: "name", description: "Pipeline folder in the model path." },
-    {
-      name: "input",
-      valueName: "file",
-      description: "The recording: a saved Prometheus response (`kepler-model query`); .gz is read too.",
-    },
+    COMMON_FLAGS.recording,
     {
       name: "out",
       valueName: "dir",

@@ -4,6 +4,7 @@
 import { readPrometheusResponseFile } from "../../services/domain/prometheus-response.js";
 import { type ResponseValidation, validateResponse } from "../../services/extractor/domain/validate-response.js";
 import type { Command } from "../command.js";
+import { COMMON_FLAGS } from "../common-flags.js";
 import { booleanFlag, inputFileFlag, listFlag, textFlag } from "../flag-readers.js";
 import { formatTextTable } from "../text-table.js";
 import { writeJson } from "../write-text-file.js";
@@ -47,23 +48,15 @@ export const validateCommand: Command = {
   summary: "Count series, samples and samples > 0 per query of a saved Prometheus response, and list its valid feature groups.",
   usage: "--input <response.json[.gz]> [--json] [flags]",
   flags: [
-    {
-      name: "input",
-      valueName: "file",
-      description: "Saved Prometheus response JSON (`kepler-model query` format); .gz is read too.",
-    },
+    COMMON_FLAGS.recording,
     {
       name: "pod",
       valueName: "text",
       description: "Count only container series whose pod_name contains this (e.g. the benchmark's name).",
     },
     { name: "json", boolean: true, description: "Print the report as JSON instead of tables." },
-    { name: "vm", boolean: true, description: "Check the VM metrics (kepler_process_*) for the feature groups." },
-    {
-      name: "third-party-metrics",
-      valueName: "a,b",
-      description: "Comma-separated metric names used verbatim as ThirdParty features.",
-    },
+    COMMON_FLAGS.vm,
+    COMMON_FLAGS.thirdPartyMetrics,
   ],
   async run({ flags, stdout, stderr }) {
     const thirdPartyMetrics = listFlag(flags, "third-party-metrics");
