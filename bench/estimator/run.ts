@@ -6,8 +6,10 @@
 //   npm run bench -- estimator --only=floor     # just the comparison with the transport floor
 //   npm run bench -- estimator --only=floor --baseline=<dir>
 //     # and the estimator of <dir>, a built checkout of an earlier commit (npm ci && npm run build), as a
-//     # third contender in the same interleaved rounds: HEAD/baseline calls/s per case (transport-floor.ts).
-//     # This checkout's bundle is refreshed first (npm run build:cli), so both sides run bundled.
+//     # third contender in the same interleaved rounds: HEAD/baseline calls/s and calls per server CPU
+//     # second per case, above 1 when HEAD is faster (transport-floor.ts). This checkout's bundle is
+//     # refreshed first (npm run build:cli), so both sides run bundled; a working tree with others' edits
+//     # half done may not build: then run it from a snapshot (git archive HEAD, npm run build there).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

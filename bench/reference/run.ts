@@ -10,7 +10,8 @@
 //     [--baseline=<dir>]
 // --baseline=<dir>: <dir> is a built checkout of an earlier commit (npm ci && npm run build); its own
 // ours-run.ts (bundled) and command bundle are a third contender in the same rounds (baseline-checkout.ts;
-// <dir> is only read), and the table adds the baseline's time and peak RSS and HEAD/baseline ratios.
+// <dir> is only read), and the table adds the baseline's time and peak RSS and HEAD/baseline ratios
+// (below 1: HEAD faster or smaller).
 // Needs Debian's python3-sklearn, python3-pandas, python3-xgboost, python3-cpuinfo, python3-psutil and
 // python3-pyudev.
 // Without REFERENCE_DIR, or when the reference does not import, it says why and measures nothing.
