@@ -6,6 +6,7 @@ import type {
   MetricSummary,
 } from "../generated/kepler/model/v1/extractor_service.js";
 import type { TableChunk } from "../generated/kepler/model/v1/table.js";
+import type { PrometheusWindow } from "../generated/kepler/model/v1/types.js";
 import { byteChunks } from "../kit/transport/byte-chunks.js";
 import { tableToChunks } from "../kit/transport/table-codec.js";
 import { type ExtractOptions, type ExtractResult, extractInput } from "./domain/extract.js";
@@ -34,6 +35,9 @@ export interface ExtractorServiceDeps {
 export function createExtractorService(deps: ExtractorServiceDeps): ExtractorServiceImplementation {
   const runTask = deps.runTask ?? (async (task: ExtractTask) => runExtractTask(task));
   const cache = deps.responseCache ?? new ResponseCache();
+  // Every window a request names is read within the same configured limits.
+  const windowOf = (window: PrometheusWindow | undefined, field: string) =>
+    decodeWindow(window, field, deps.prometheusTimeoutMs, deps.prometheusAllowlist, deps.prometheusMaxResponseBytes);
   const extractOn = async (input: ResponseInput, options: ExtractOptions): Promise<ExtractResult> => {
     // A parsed response goes to the task thread as only what this extraction reads.
     let task: ExtractTask = { kind: "extract", input, options };
@@ -55,13 +59,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *extractFromPrometheus(request) {
-      const source = decodeWindow(
-        request.window,
-        "window",
-        deps.prometheusTimeoutMs,
-        deps.prometheusAllowlist,
-        deps.prometheusMaxResponseBytes,
-      );
+      const source = windowOf(request.window, "window");
       const options = decodeExtractOptions(request.options, "options", source.thirdPartyMetrics);
       const response = await readPrometheusWindow({ ...source, thirdPartyMetrics: options.thirdPartyMetrics ?? [] });
       yield* resultMessages(await extractOn({ parsed: response }, options));
@@ -77,13 +75,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
           throw new InvalidInputError("requests[0].options.response_sha256", "must be empty when the options name a live window");
         if (inline !== undefined)
           throw new InvalidInputError("response_chunk", "options name a live window: send no response chunks");
-        const source = decodeWindow(
-          options.window,
-          "requests[0].options.window",
-          deps.prometheusTimeoutMs,
-          deps.prometheusAllowlist,
-          deps.prometheusMaxResponseBytes,
-        );
+        const source = windowOf(options.window, "requests[0].options.window");
         data = await readPrometheusWindow({
           ...source,
           thirdPartyMetrics: [...source.thirdPartyMetrics, ...options.thirdPartyMetricNames],
@@ -103,13 +95,7 @@ export function createExtractorService(deps: ExtractorServiceDeps): ExtractorSer
     },
 
     async *queryPrometheus(request) {
-      const source = decodeWindow(
-        request.window,
-        "window",
-        deps.prometheusTimeoutMs,
-        deps.prometheusAllowlist,
-        deps.prometheusMaxResponseBytes,
-      );
+      const source = windowOf(request.window, "window");
       const saved = await readSavedResponse(source);
       const bytes = Buffer.from(JSON.stringify(saved), "utf8");
       for (const chunk of byteChunks(bytes)) yield { content: { $case: "responseChunk", value: chunk } };
