@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ["default", "./test/support/closing-line-reporter.ts"],
     pool: "forks",
+    // Starts the container image build in the background when test/deploy/image-build.test.ts is in the run.
+    globalSetup: ["./test/support/image-build-setup.ts"],
   },
 });

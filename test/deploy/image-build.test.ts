@@ -2,70 +2,45 @@
 // (deploy/image/build-base.sh, mmdebstrap) is imported into podman, the Dockerfile is built on it
 // (NODE_IMAGE), and the container runs the six services on an empty volume: every service answers
 // reflection and health SERVING, the default models are trained into the volume and served by
-// Estimate, and SIGTERM stops it with exit code 0. About 4 minutes; CI runs it (.ci/run installs podman,
-// buildah, mmdebstrap, runc, fuse-overlayfs, uidmap); locally KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips it.
-import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+// Estimate, and SIGTERM stops it with exit code 0. The build takes about 3 minutes: in a whole run the
+// global setup starts it in the background (test/support/image-build-setup.ts) and this file waits for
+// it; run alone, it builds first. CI runs it (.ci/run installs podman, buildah, mmdebstrap, runc,
+// fuse-overlayfs, uidmap); locally KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips it.
+import { chmod, mkdir, readdir } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcReflection } from "grpc-js-reflection-client";
 import { createChannel, createClient } from "nice-grpc";
 import { HealthDefinition } from "nice-grpc-server-health";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { SERVICE_NAMES } from "../../services/kit/config/service-addresses.js";
-import { REPO_ROOT } from "../support/child-process.js";
-import { needs, requirement, systemTool } from "../support/system-tools.js";
-
-const run = promisify(execFile);
-const optedOut = process.env.KEPLER_MODEL_SKIP_IMAGE_BUILD === "1" ? "KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips the image build" : undefined;
-const IMAGE_TOOLS = [systemTool("podman"), systemTool("mmdebstrap"), systemTool("runc"), requirement("image build", optedOut)];
-const runs = IMAGE_TOOLS.every((tool) => tool.available);
+import {
+  buildImage,
+  createImageFolder,
+  IMAGE,
+  IMAGE_TOOLS,
+  type ImageBuildTimings,
+  imageBuildRuns,
+  podman,
+  removeImageFolder,
+  waitForImageBuild,
+} from "../support/image-build.js";
+import { needs } from "../support/system-tools.js";
 
 const SERVING = 1; // grpc.health.v1.HealthCheckResponse.ServingStatus
-const BASE = "localhost/kepler-model-node:test";
-const IMAGE = "localhost/kepler-model:test";
 const CONTAINER = `kepler-model-test-${process.pid}`;
 
-let folder: string;
+let folder: string | undefined;
+/** Whether this file made the folder (else the global setup did, and its teardown removes it). */
+let ownsFolder = false;
 let volume: string;
 let ports: Record<string, number>;
-const timings: Record<string, number> = {};
+let timings: ImageBuildTimings = {};
 
-/** podman with private storage in the test folder and the settings this machine needs (components.md). */
-async function podman(args: readonly string[], timeoutMs = 600_000): Promise<string> {
-  const { stdout } = await run(
-    "podman",
-    [
-      "--root",
-      join(folder, "storage"),
-      "--runroot",
-      join(folder, "run"),
-      "--storage-driver",
-      "vfs",
-      "--cgroup-manager",
-      "cgroupfs",
-      "--runtime",
-      "runc",
-      ...args,
-    ],
-    { env: { ...process.env, CONTAINERS_CONF: join(folder, "containers.conf") }, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs },
-  );
-  return stdout;
-}
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    timings[step] = Math.round((performance.now() - started) / 1000);
-  }
-}
+const inFolder = (args: readonly string[], timeoutMs?: number) => podman(folder!, args, { timeoutMs });
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -78,32 +53,33 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!runs) return;
-  folder = await mkdtemp(join(tmpdir(), "image-build-"));
-  // This machine cannot raise rlimits: no default ulimits, no pids limit.
-  await writeFile(join(folder, "containers.conf"), "[containers]\ndefault_ulimits = []\npids_limit = 0\n");
+  if (!imageBuildRuns) return;
+  const background = inject("imageBuildFolder");
+  if (background !== undefined) {
+    folder = background;
+    const started = performance.now();
+    timings = await waitForImageBuild(folder, 1_500_000);
+    timings.waited = Math.round((performance.now() - started) / 1000);
+  } else {
+    folder = await createImageFolder();
+    ownsFolder = true;
+    timings = await buildImage(folder);
+  }
   volume = join(folder, "models");
   await mkdir(volume);
   await chmod(volume, 0o777); // the image runs as uid 1000
   ports = {};
   for (const name of SERVICE_NAMES) ports[name] = await freePort();
-  await timed("base", () => run(join(REPO_ROOT, "deploy/image/build-base.sh"), [join(folder, "base.tar")], { timeout: 600_000 }));
-  await timed("import", () => podman(["import", join(folder, "base.tar"), BASE]));
-  await timed("build", () =>
-    podman(["build", "--network", "host", "--build-arg", `NODE_IMAGE=${BASE}`, "-t", IMAGE, "-f", join(REPO_ROOT, "Dockerfile"), REPO_ROOT], 900_000),
-  );
   const portFlags = [...SERVICE_NAMES.flatMap((name) => [`--${name}-port`, String(ports[name])]), "--metrics-port", "0"];
-  await podman(["run", "-d", "--name", CONTAINER, "--network", "host", "-v", `${volume}:/var/lib/kepler-model/models`, IMAGE, "serve", ...portFlags]);
-}, 1_500_000);
+  await inFolder(["run", "-d", "--name", CONTAINER, "--network", "host", "-v", `${volume}:/var/lib/kepler-model/models`, IMAGE, "serve", ...portFlags]);
+}, 1_600_000);
 
 afterAll(async () => {
   if (folder === undefined) return;
-  await podman(["rm", "-f", CONTAINER]).catch(() => undefined);
-  await podman(["rmi", "-f", IMAGE, BASE]).catch(() => undefined);
-  // vfs layers are plain folders inside the test folder.
-  await rm(folder, { recursive: true, force: true });
   console.log(`image build test timings (s): ${JSON.stringify(timings)}`);
-  // Removing the image and its vfs layers (plain folder copies) takes a minute or more on a slow disk.
+  await inFolder(["rm", "-f", CONTAINER]).catch(() => undefined);
+  // The image and its layers are plain folders and mounts inside the test folder.
+  if (ownsFolder) await removeImageFolder(folder);
 }, 300_000);
 
 async function waitServing(address: string): Promise<void> {
@@ -155,12 +131,12 @@ describe("the container image, built with podman on a Debian-made base", needs(.
   }, 300_000);
 
   it("has the kepler-model CLI on PATH for Task steps (the Tekton s3-push task runs `kepler-model s3-push`)", async () => {
-    const help = await podman(["exec", CONTAINER, "kepler-model", "s3-push", "--help"]);
+    const help = await inFolder(["exec", CONTAINER, "kepler-model", "s3-push", "--help"]);
     expect(help).toMatch(/--to s3:\/\/bucket\/prefix/);
   });
 
   it("stops on SIGTERM with exit code 0", async () => {
-    await podman(["stop", "--time", "30", CONTAINER]);
-    expect((await podman(["inspect", CONTAINER, "--format", "{{.State.ExitCode}}"])).trim()).toBe("0");
+    await inFolder(["stop", "--time", "30", CONTAINER]);
+    expect((await inFolder(["inspect", CONTAINER, "--format", "{{.State.ExitCode}}"])).trim()).toBe("0");
   }, 120_000);
 });
