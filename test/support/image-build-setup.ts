@@ -24,10 +24,12 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   // The run's test files (the state API is marked experimental; without it the test builds in the foreground).
   const files = project.vitest.state?.getPaths?.() ?? [];
   if (!imageBuildRuns || !files.some((file) => file.endsWith(IMAGE_BUILD_TEST))) return undefined;
-  await removeAbandonedImageFolders();
   const folder = await createImageFolder();
   const stop = new AbortController();
-  const build = buildImageInBackground(folder, stop.signal);
+  // Folders left by killed runs go first: they can hold gigabytes.
+  const build = removeAbandonedImageFolders()
+    .catch(() => undefined)
+    .then(() => buildImageInBackground(folder, stop.signal));
   project.provide("imageBuildFolder", folder);
   return async () => {
     stop.abort();
