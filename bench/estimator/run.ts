@@ -115,7 +115,7 @@ export default async function run(): Promise<void> {
         pid: baselineServers.child.pid!,
         description:
           `${baselineRoot} at ${checkoutRevision(baselineRoot!)} (its ${commandRunsFrom(baselineRoot!)}); ` +
-          `HEAD ${checkoutRevision(CHECKOUT_ROOT)} (its ${commandRunsFrom(CHECKOUT_ROOT)}, uncommitted edits included)`,
+          `HEAD ${checkoutRevision(CHECKOUT_ROOT)} (its ${commandRunsFrom(CHECKOUT_ROOT)})`,
       };
     }
     if (onlyFloor) {

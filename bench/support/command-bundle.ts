@@ -28,8 +28,10 @@ export function commandRunsFrom(root: string): "bundle" | "sources" {
   return statSync(bundle).mtimeMs >= newest ? "bundle" : "sources";
 }
 
-/** The short commit of the checkout at `dir`, or "?" when it is not a git checkout. */
+/** The short commit of the checkout at `dir`, `+ uncommitted edits` when its work tree differs, or why neither is known. */
 export function checkoutRevision(dir: string): string {
-  const result = spawnSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8" });
-  return result.status === 0 ? result.stdout.trim() : "?";
+  const commit = spawnSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8" });
+  if (commit.status !== 0) return "(not a git checkout)";
+  const status = spawnSync("git", ["-C", dir, "status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" });
+  return `${commit.stdout.trim()}${status.stdout.trim() === "" ? "" : " + uncommitted edits"}`;
 }
