@@ -56,7 +56,13 @@ export function podman(folder: string, args: readonly string[], options: Command
   const storage = ["--root", join(folder, "storage"), "--runroot", join(folder, "run")];
   // overlay, not vfs: vfs copies the whole file system at every Dockerfile step (15 GB, 8+ minutes here).
   const settings = ["--storage-driver", "overlay", "--cgroup-manager", "cgroupfs", "--runtime", "runc"];
-  return command("podman", [...storage, ...settings, ...args], { CONTAINERS_CONF: join(folder, "containers.conf") }, options);
+  // TMPDIR: podman's and buildah's temporary files (else /var/tmp) go inside the folder too.
+  return command(
+    "podman",
+    [...storage, ...settings, ...args],
+    { CONTAINERS_CONF: join(folder, "containers.conf"), TMPDIR: folder },
+    options,
+  );
 }
 
 /** A fresh folder for one build, named after this process so a later run can tell it was left behind. */
