@@ -6,7 +6,7 @@
 // global setup starts it in the background (test/support/image-build-setup.ts) and this file waits for
 // it; run alone, it builds first. CI runs it (.ci/run installs podman, buildah, mmdebstrap, runc,
 // fuse-overlayfs, uidmap); locally KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips it.
-import { chmod, mkdir, readdir } from "node:fs/promises";
+import { chmod, mkdtemp, readdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -65,8 +65,8 @@ beforeAll(async () => {
     ownsFolder = true;
     timings = await buildImage(folder);
   }
-  volume = join(folder, "models");
-  await mkdir(volume);
+  // An empty volume of this run's own (a watch-mode rerun finds the image the global setup built).
+  volume = await mkdtemp(join(folder, "models-"));
   await chmod(volume, 0o777); // the image runs as uid 1000
   ports = {};
   for (const name of SERVICE_NAMES) ports[name] = await freePort();
