@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { ImageBuildLastSequencer } from "./test/support/image-build-last-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -9,5 +10,6 @@ export default defineConfig({
     pool: "forks",
     // Starts the container image build in the background when test/deploy/image-build.test.ts is in the run.
     globalSetup: ["./test/support/image-build-setup.ts"],
+    sequence: { sequencer: ImageBuildLastSequencer },
   },
 });
