@@ -3,8 +3,8 @@
 // (NODE_IMAGE), and the container runs the six services on an empty volume: every service answers
 // reflection and health SERVING, the default models are trained into the volume and served by
 // Estimate, and SIGTERM stops it with exit code 0. The build takes about 3 minutes: in a whole run the
-// global setup starts it in the background (test/support/image-build-setup.ts) and this file waits for
-// it; run alone, it builds first. CI runs it (.ci/run installs podman, buildah, mmdebstrap, runc,
+// global setup starts it in the background (test/support/image-build-setup.ts) and this file, run last,
+// finds it ready; run alone, it builds first. CI runs it (.ci/run installs podman, buildah, mmdebstrap, runc,
 // fuse-overlayfs, uidmap); locally KEPLER_MODEL_SKIP_IMAGE_BUILD=1 skips it.
 import { chmod, mkdtemp, readdir } from "node:fs/promises";
 import { createServer } from "node:net";
