@@ -112,6 +112,26 @@ describe("the Kepler socket under stalled clients", () => {
     }
   });
 
+  it("a newcomer given the busy reply is let go when its client closes (the server still closes)", async () => {
+    const { path, handle } = await startWithSocket("busy.sock", { socketMaxConnections: 2 });
+    // Two fresh unfinished requests: too young to evict, so the third connection is refused.
+    const held = [trickle(path, 20), trickle(path, 20)];
+    let closing: Promise<string> | undefined;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const reply = JSON.parse((await keplerSidecarCall(path, KEPLER_IDLE)).allBytes) as { msg: string };
+      expect(reply.msg).toMatch(/^server busy: 2 requests open/);
+    } finally {
+      for (const client of held) client.stop();
+      // Before the fix the refused connection, never read, never saw its client's FIN: close() hung.
+      closing = Promise.race([
+        handle.close().then(() => "closed"),
+        new Promise<string>((resolve) => setTimeout(() => resolve("still open after 10 s"), 10_000)),
+      ]);
+    }
+    expect(await closing).toBe("closed");
+  });
+
   it("a request still unfinished at the deadline from its first byte is closed, though bytes keep coming", async () => {
     const { path, handle } = await startWithSocket("deadline.sock", { socketRequestDeadlineMs: 300 });
     const client = trickle(path, 20);

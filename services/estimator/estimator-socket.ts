@@ -96,6 +96,8 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
   await clearStaleSocket(path);
   // Open connections, oldest first, and whether each is still sending its request (evictable).
   const connections = new Map<Socket, { sending: boolean; openedMs: number }>();
+  // Connections given the busy reply, until their clients close.
+  const refused = new Set<Socket>();
   // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
   const pipeline: CallPipeline = createCallPipeline({
     service: "estimator",
@@ -161,8 +163,15 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
 
   function handle(socket: Socket): void {
     if (connections.size >= limits.maxConnections && !evictStalled()) {
-      // Every slot holds a request being read or answered: the newcomer gets the busy reply at once.
+      // Every slot holds a request being read or answered: the newcomer gets the busy reply at once. Its
+      // bytes are read and dropped: a socket never read never sees its client's FIN, so (half-open
+      // allowed) it would stay open for good and hold the server's close().
+      refused.add(socket);
+      socket.once("close", () => refused.delete(socket));
       socket.on("error", () => undefined);
+      socket.on("timeout", () => socket.destroy());
+      socket.setTimeout(limits.idleTimeoutMs);
+      socket.resume();
       socket.end(encodeErrorResponse(`server busy: ${limits.maxConnections} requests open; retry later`, 0));
       return;
     }
@@ -243,7 +252,7 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        for (const socket of connections.keys()) socket.destroy();
+        for (const socket of [...connections.keys(), ...refused]) socket.destroy();
         await closed;
         // net removes the file when it closes a server it bound; this covers a file that lingers anyway.
         await unlink(path).catch(() => undefined);
