@@ -96,9 +96,12 @@ async function interleavedRounds(servers: readonly Server[], once: OneCase): Pro
   return results;
 }
 
-/** One printed row: [floor, estimator] calls/s, or [floor, this checkout, baseline] with --baseline. */
+/**
+ * One printed row: [floor, estimator] calls/s, or with --baseline [floor, this checkout, baseline, the
+ * baseline's floor] (each floor answering with its estimator's own responses).
+ */
 function tableRow(call: string, rows: number, clients: number, samples: readonly Sample[][]): string[] {
-  const [floor, ours, baseline] = samples.map((server) => server.map((sample) => sample.callsPerSecond));
+  const [floor, ours, baseline, baselineFloor] = samples.map((server) => server.map((sample) => sample.callsPerSecond));
   const cells = [call, String(rows), String(clients), median(floor!).toFixed(0), median(ours!).toFixed(0)];
   if (baseline === undefined) return [...cells, (median(floor!) / median(ours!)).toFixed(2)];
   const [oursCpu, baselineCpu] = samples.slice(1).map((server) => server.map((sample) => sample.cpuMicrosPerCall));
@@ -106,7 +109,15 @@ function tableRow(call: string, rows: number, clients: number, samples: readonly
     ...cells,
     median(baseline).toFixed(0),
     (median(floor!) / median(ours!)).toFixed(2),
-    (median(floor!) / median(baseline)).toFixed(2),
+    (median(baselineFloor!) / median(baseline)).toFixed(2),
+    // Each checkout's distance from the floor of its own answers, per round: the cost of the code on the
+    // path with the answers' size taken out.
+    formatRatioSpread(
+      perRoundRatios(
+        floor!.map((value, round) => value / ours![round]!),
+        baselineFloor!.map((value, round) => value / baseline[round]!),
+      ),
+    ),
     formatRatioSpread(perRoundRatios(ours!, baseline)),
     median(oursCpu!).toFixed(0),
     median(baselineCpu!).toFixed(0),
@@ -131,13 +142,21 @@ function compareAnswers(ours: Map<number, EstimateResponse>, baseline: Map<numbe
 
 export async function transportFloor(estimator: Server, baseline?: BaselineEstimator): Promise<void> {
   const ours = await recordResponses(estimator.address);
+  const baselineAnswers = baseline === undefined ? undefined : await recordResponses(baseline.address);
   if (baseline !== undefined) {
     console.log(`\nbaseline: ${baseline.description}`);
-    console.log(compareAnswers(ours, await recordResponses(baseline.address)));
+    console.log(compareAnswers(ours, baselineAnswers!));
   }
   const floor = await startFloor(ours);
+  const baselineFloor = baselineAnswers === undefined ? undefined : await startFloor(baselineAnswers);
   try {
-    const servers = [{ address: floor.address, pid: floor.child.pid! }, estimator, ...(baseline === undefined ? [] : [baseline])];
+    const servers = [
+      { address: floor.address, pid: floor.child.pid! },
+      estimator,
+      ...(baseline === undefined || baselineFloor === undefined
+        ? []
+        : [baseline, { address: baselineFloor.address, pid: baselineFloor.child.pid! }]),
+    ];
     const rows: string[][] = [];
     for (const n of ROW_COUNTS) {
       for (const clients of [1, 16]) {
@@ -166,18 +185,23 @@ export async function transportFloor(estimator: Server, baseline?: BaselineEstim
     }
     printTable(
       `Estimate: transport floor, this checkout (HEAD) and the baseline in one run (interleaved, order rotated per round, median of ${ROUNDS} rounds).\n` +
-        `The floor (bare grpc-js) answers with HEAD's responses (sizes above), not with the baseline's.\n` +
+        `Two floors (bare grpc-js): one answers with HEAD's responses, one with the baseline's (sizes above); floor/HEAD and\n` +
+        `floor/baseline each use their own. HEAD/baseline floor ratio: per-round (floor/HEAD) / (floor/baseline), the code\n` +
+        `on the path compared with the answers' size taken out (1 = unchanged, above 1 = HEAD further from its floor).\n` +
         `HEAD/baseline: median of the per-round calls/s ratios (lowest-highest round). CPU us/call: the server process's CPU\n` +
         `time (all threads) per call; HEAD/baseline calls per CPU s: per-round ratio of the baseline's CPU per call to HEAD's,\n` +
         `less swayed by other load on the machine than calls/s`,
       [
         ...["call", "rows/call", "clients", "floor calls/s", "HEAD calls/s", "baseline calls/s", "floor/HEAD", "floor/baseline"],
+        "HEAD/baseline floor ratio",
         ...["HEAD/baseline calls/s", "HEAD CPU us/call", "baseline CPU us/call", "HEAD/baseline calls per CPU s"],
       ],
       rows,
     );
   } finally {
-    floor.child.kill("SIGTERM");
-    await new Promise((resolve) => floor.child.on("exit", resolve));
+    for (const { child } of baselineFloor === undefined ? [floor] : [floor, baselineFloor]) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.on("exit", resolve));
+    }
   }
 }
