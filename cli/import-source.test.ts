@@ -2,8 +2,9 @@
 // URL is imported; one announcing more than the registry's largest upload (256 MiB) is refused before its
 // body is read, and one growing past the bound is cut off there (the server stops sending), with nothing
 // imported.
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pour } from "../test/support/pour-bytes.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zipFolderTree } from "../services/models/index.js";
 import { runCliCaptured } from "../test/support/run-cli.js";
@@ -11,31 +12,11 @@ import { FIXTURE, type SeededRegistry, startSeededRegistry } from "../test/suppo
 import { MAX_DOWNLOAD_BYTES, readImportSource } from "./import-source.js";
 
 const MIB = 1024 * 1024;
-const PIECE = Buffer.alloc(64 * 1024, 0x50);
 let fixtureZip: Buffer;
 let seeded: SeededRegistry;
 let base = "";
 /** Bytes the server handed to the socket for the growing body, once its response closed. */
 let growingSent: Promise<number> | undefined;
-
-// Sends pieces with back-pressure until `totalBytes` or the client is gone; resolves the bytes written.
-function pour(response: ServerResponse, totalBytes: number): Promise<number> {
-  return new Promise((resolve) => {
-    let written = 0;
-    const more = (): void => {
-      while (written < totalBytes && !response.destroyed) {
-        written += PIECE.length;
-        if (!response.write(PIECE)) {
-          response.once("drain", more);
-          return;
-        }
-      }
-      if (written >= totalBytes) response.end();
-    };
-    response.once("close", () => resolve(written));
-    more();
-  });
-}
 
 const server = createServer((request, response) => {
   if (request.url === "/db/ec2-url.zip") {

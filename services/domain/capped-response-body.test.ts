@@ -2,8 +2,9 @@
 // the bytes it manages to send: an announced Content-Length over the bound is refused before the body is
 // read, a chunked body growing past it is cut off there (the server stops sending soon after), a body just
 // under it is read whole; the upload budget holds what was read or announced.
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pour } from "../../test/support/pour-bytes.js";
 import { ServerError, Status } from "nice-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_TABLE, errorKindOf } from "../kit/calls/error-table.js";
@@ -16,30 +17,9 @@ const limit = { limitBytes: LIMIT_BYTES, limitName: "--test-max-bytes" };
 // What the server offers in the oversized cases: far more than the bound, so a reader that kept going
 // would be seen.
 const OFFERED_BYTES = 1024 * MIB;
-const PIECE = Buffer.alloc(64 * 1024, 0x61);
 
 /** Bytes the server handed to the socket per path, final once the response closed. */
 const sent = new Map<string, Promise<number>>();
-
-// Writes `totalBytes` with back-pressure until done or the client goes away; resolves the bytes written.
-function pour(response: ServerResponse, totalBytes: number): Promise<number> {
-  return new Promise((resolve) => {
-    let written = 0;
-    const more = (): void => {
-      while (written < totalBytes && !response.destroyed) {
-        const piece = PIECE.subarray(0, Math.min(PIECE.length, totalBytes - written));
-        written += piece.length;
-        if (!response.write(piece)) {
-          response.once("drain", more);
-          return;
-        }
-      }
-      if (written >= totalBytes) response.end();
-    };
-    response.once("close", () => resolve(written));
-    more();
-  });
-}
 
 const server = createServer((request, response) => {
   const path = request.url ?? "";
@@ -97,7 +77,7 @@ describe("readCappedBody", () => {
     const url = `${base}/under`;
     const body = await readCappedBody(await fetch(url), url, limit);
     expect(body.byteLength).toBe(LIMIT_BYTES - 1);
-    expect(body.equals(Buffer.alloc(LIMIT_BYTES - 1, 0x61))).toBe(true);
+    expect(body.equals(Buffer.alloc(LIMIT_BYTES - 1, 0x61))).toBe(true); // pour() writes 0x61 bytes
     expect(await sent.get("/under")).toBe(LIMIT_BYTES - 1);
   });
 
