@@ -4,7 +4,8 @@
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnNode, type RunningChild } from "../support/child-process.js";
+import type { RunningChild } from "../support/child-process.js";
+import { spawnExporter } from "./support/exporter-process.js";
 import { writeVmModel } from "./support/modelled-vm.js";
 import { MODEL_A, scratchFolder } from "./support/tree-scenario.js";
 
@@ -33,18 +34,7 @@ describe("exporter /metrics with --metrics-tokens-file", () => {
     writeFileSync(tokensFile, `prometheus:${SCRAPER_TOKEN}:read\n`);
     chmodSync(tokensFile, 0o644);
     // Counters from this machine's /proc: the real exporter as a VM runs it.
-    exporter = spawnNode([
-      "bin/kepler-model.js",
-      "exporter",
-      "--model-file",
-      modelPath,
-      "--port",
-      "0",
-      "--interval-seconds",
-      "0.5",
-      "--metrics-tokens-file",
-      tokensFile,
-    ]);
+    exporter = spawnExporter(["--model-file", modelPath, "--metrics-tokens-file", tokensFile]);
     const [, url] = await exporter.waitForOutput(/exporter: (http:\/\/127\.0\.0\.1:\d+\/metrics)/, 60_000);
     const warning = exporter
       .output()

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnNode, type RunningChild } from "../support/child-process.js";
+import type { RunningChild } from "../support/child-process.js";
+import { spawnExporter } from "./support/exporter-process.js";
 import { writeVmModel } from "./support/modelled-vm.js";
 import { MODEL_A, scratchFolder } from "./support/tree-scenario.js";
 
@@ -52,18 +53,7 @@ describe("exporter sources not up yet", () => {
     await new Promise((resolve) => probe.close(resolve));
     const modelPath = join(dir, "model.zip");
     writeVmModel(modelPath, MODEL_A);
-    exporter = spawnNode([
-      "bin/kepler-model.js",
-      "exporter",
-      "--node-exporter-url",
-      `http://127.0.0.1:${port}/metrics`,
-      "--model-file",
-      modelPath,
-      "--port",
-      "0",
-      "--interval-seconds",
-      "0.5",
-    ]);
+    exporter = spawnExporter(["--node-exporter-url", `http://127.0.0.1:${port}/metrics`, "--model-file", modelPath]);
     for (let i = 0; i < 60 && !exporter.output().includes("retrying"); i++) await sleep(250);
     expect(exporter.output()).toContain("guest counters not readable yet; retrying");
     nodeExporter = createServer((_, response) => response.end(nodeExporterText()));

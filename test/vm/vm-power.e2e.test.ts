@@ -15,6 +15,7 @@ import { GUEST_OS_FEATURES } from "../../services/domain/feature-groups.js";
 import { buildVmTrainingTable, DEFAULT_VM_MAPPING } from "../../services/vm-power/training/vm-training-table.js";
 import { meanAbsolutePercentageError } from "../../wasm-core/src/index.js";
 import { spawnNode } from "../support/child-process.js";
+import { spawnExporter } from "./support/exporter-process.js";
 import { describeWithPrometheus, startPrometheus } from "../support/prometheus.js";
 import { runCliCaptured } from "../support/run-cli.js";
 import { readTektonResources, runStepScript, taskParams } from "../deploy/support/tekton-script.js";
@@ -278,16 +279,7 @@ describeWithPrometheus("VM models from host Kepler 0.10 energy and guest OS coun
       { logger: silentLogger() },
     );
     bed.stopAfterAll(() => estimator.close());
-    const exporter = spawnNode([
-      "bin/kepler-model.js",
-      "exporter",
-      "--estimator-address",
-      estimator.address,
-      "--port",
-      "0",
-      "--interval-seconds",
-      "0.5",
-    ]);
+    const exporter = spawnExporter(["--estimator-address", estimator.address]);
     bed.killAfterAll(exporter);
     const [, url] = await exporter.waitForOutput(/exporter: (http:\/\/\S+\/metrics), .*estimator/, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 1500));
