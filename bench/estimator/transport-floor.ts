@@ -14,12 +14,13 @@ import { dirname, join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { EstimateResponse } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { processCpuNs } from "../support/process-cpu.js";
-import { formatRatioSpread, median, perRoundRatios, roundOrder } from "../support/interleave.js";
+import { formatRatioSpread, median, perRoundRatios, roundOrder, roundsFlag } from "../support/interleave.js";
 import { printTable } from "../support/measure.js";
 import { estimateRequest } from "./bench-servers.js";
 import { runCase, runStreamCase, type TimedPart } from "./load-cases.js";
 
-const ROUNDS = 7;
+// `--rounds=N` asks for more timed rounds (a narrower median on a noisy machine).
+const ROUNDS = roundsFlag(process.argv) ?? 7;
 const WARM_UP_ROUNDS = 3;
 const ROW_COUNTS = [1, 100] as const;
 

@@ -136,16 +136,14 @@ export async function refusalsAtFullPools(
       beside: listModels,
     },
     {
-      pool: "estimator priority (EstimateStream held)",
-      held: limits.maxPriorityCalls,
+      // Streams take at most half the priority slots (admission.ts): the other half keeps unary Estimate,
+      // health and Kepler's socket answering (their refusal past the whole pool shows in the floods).
+      pool: "estimator priority (EstimateStream held, the streams' half)",
+      held: Math.floor(limits.maxPriorityCalls / 2),
       hold: (signal) => heldEstimateStream(peers, signal),
-      doors: {
-        "gRPC unary Estimate": async () => void (await peers.estimate()),
-        "gRPC stream EstimateStream": refusedStream((signal) => heldEstimateStream(peers, signal)),
-        "socket Kepler request": peers.doors["socket (Kepler request)"]!,
-      },
-      besideName: "ListModels",
-      beside: listModels,
+      doors: { "gRPC stream EstimateStream": refusedStream((signal) => heldEstimateStream(peers, signal)) },
+      besideName: "Estimate",
+      beside: peers.estimate,
     },
   ];
   for (const pool of pools) {

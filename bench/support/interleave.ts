@@ -54,3 +54,12 @@ export function baselineDir(argv: readonly string[], cwd = process.cwd()): strin
       throw new Error(`--baseline: ${join(dir, file)} is missing (the folder must be a checkout after npm ci && npm run build)`);
   return dir;
 }
+
+/** `--rounds=N` (a positive whole number), or undefined when it is not given. */
+export function roundsFlag(argv: readonly string[]): number | undefined {
+  const flag = argv.find((arg) => arg.startsWith("--rounds="));
+  if (flag === undefined) return undefined;
+  const rounds = Number(flag.slice("--rounds=".length));
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number of rounds, got ${flag}`);
+  return rounds;
+}

@@ -54,7 +54,11 @@ describe("a flood of refused calls", () => {
     const socketPath = join(dir, "estimator.sock");
     const { serve, addresses } = await spawnServe(
       children,
-      ["--model-path", join(dir, "models"), "--estimator-socket", socketPath, "--max-priority-calls", String(PRIORITY_SLOTS)],
+      [
+        ...["--model-path", join(dir, "models"), "--estimator-socket", socketPath],
+        // Streams may take every priority slot here (by default they take at most half).
+        ...["--max-priority-calls", String(PRIORITY_SLOTS), "--max-priority-streams", String(PRIORITY_SLOTS)],
+      ],
       60_000,
     );
     const estimator = createEstimatorClient(addresses.estimator!);

@@ -2,9 +2,14 @@
 // RESOURCE_EXHAUSTED / HTTP 429 / the socket's error reply (error-table.ts), with a retry hint.
 // Three pools, so heavy work never takes the slots of the calls that must keep answering:
 // - priority: Estimate, EstimateStream, health and Kepler's socket (a counter; nothing allocated);
+//   streams hold at most --max-priority-streams of its slots (by default half);
 // - streams: every other streaming call (uploads, recordings, WatchModels), refused past the limit;
 // - calls: every other unary call and HTTP request; past the limit they wait in a bounded queue.
 // Per client address: streams, and calls of the heavy pool (a priority unary call is over in a turn).
+// A unary call's pool slot is held to the end of the event-loop turn it ends in: calls answered within
+// one turn (a burst read in one poll) ran "at once" for everything waiting on that turn, so a burst
+// past the limit is queued or refused instead of running back to back ahead of other I/O. Its client
+// count is given back at once (it only guards against one client holding many slots).
 import type { OverloadConfig } from "../config/overload-config.js";
 import { AdmissionRefused } from "./admission-refused.js";
 import type { CallInterceptor } from "./call-pipeline.js";
@@ -32,7 +37,14 @@ const Pool = { None: 0, Priority: 1, Stream: 2, Call: 3 } as const;
 
 export type AdmissionLimits = Pick<
   OverloadConfig,
-  "maxCalls" | "maxCallsPerClient" | "maxQueuedCalls" | "queueWaitMs" | "maxStreams" | "maxStreamsPerClient" | "maxPriorityCalls"
+  | "maxCalls"
+  | "maxCallsPerClient"
+  | "maxQueuedCalls"
+  | "queueWaitMs"
+  | "maxStreams"
+  | "maxStreamsPerClient"
+  | "maxPriorityCalls"
+  | "maxPriorityStreams"
 >;
 
 interface Waiter {
@@ -73,11 +85,51 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
     else counts.set(client, held);
   };
 
+  // Held streams (EstimateStream, health Watch) take at most part of the priority slots (by default half):
+  // a stream flood leaves unary Estimate, health checks and Kepler's socket their own.
+  const priorityStreamShare =
+    limits.maxPriorityStreams > 0
+      ? Math.min(limits.maxPriorityStreams, limits.maxPriorityCalls)
+      : Math.max(1, Math.floor(limits.maxPriorityCalls / 2));
+  let priorityStreams = 0;
+
+  // Unary slots given back at the end of this turn (see the file comment).
+  const turnHeld = { calls: 0, priority: 0, scheduled: false };
+  const endOfTurn = () => {
+    turnHeld.scheduled = false;
+    load.calls -= turnHeld.calls;
+    load.priority -= turnHeld.priority;
+    turnHeld.calls = 0;
+    turnHeld.priority = 0;
+    startWaiters();
+  };
+  const holdToEndOfTurn = (pool: "calls" | "priority") => {
+    turnHeld[pool]++;
+    if (turnHeld.scheduled) return;
+    turnHeld.scheduled = true;
+    setImmediate(endOfTurn);
+  };
+
   const startCall = (call: InboundCall) => {
     if (limits.maxCallsPerClient > 0) takeClient(perClientCalls, limits.maxCallsPerClient, call, "calls");
     load.calls++;
     call.admissionPool = Pool.Call;
   };
+
+  // Freed slots go to the longest waiters; one refused by its client's limit is answered so.
+  function startWaiters(): void {
+    while (queue.length > 0 && load.calls < limits.maxCalls) {
+      const next = queue.shift()!;
+      load.queued = queue.length;
+      clearTimeout(next.timer);
+      try {
+        startCall(next.call);
+        next.resolve();
+      } catch (error) {
+        next.refuse(error as AdmissionRefused);
+      }
+    }
+  }
 
   return {
     load,
@@ -85,8 +137,12 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
       if (call.transport === "socket" || PRIORITY_METHODS.has(call.label)) {
         if (load.priority >= limits.maxPriorityCalls)
           throw new AdmissionRefused(`server busy: ${limits.maxPriorityCalls} estimates running; retry later`, 100);
-        if (call.streaming && limits.maxStreamsPerClient > 0)
-          takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+        if (call.streaming) {
+          if (priorityStreams >= priorityStreamShare)
+            throw new AdmissionRefused(`server busy: ${priorityStreamShare} estimate streams open; retry later`, 1000);
+          if (limits.maxStreamsPerClient > 0) takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+          priorityStreams++;
+        }
         load.priority++;
         call.admissionPool = Pool.Priority;
         return;
@@ -126,26 +182,17 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
       const pool = call.admissionPool;
       call.admissionPool = Pool.None;
       if (pool === Pool.Priority) {
-        load.priority--;
-        if (call.streaming) giveClient(perClientStreams, call);
+        if (call.streaming) {
+          load.priority--;
+          priorityStreams--;
+          giveClient(perClientStreams, call);
+        } else holdToEndOfTurn("priority");
       } else if (pool === Pool.Stream) {
         load.streams--;
         giveClient(perClientStreams, call);
       } else if (pool === Pool.Call) {
-        load.calls--;
         giveClient(perClientCalls, call);
-        // The freed slot goes to the longest waiter; one refused by its client's limit is answered so.
-        while (queue.length > 0 && load.calls < limits.maxCalls) {
-          const next = queue.shift()!;
-          load.queued = queue.length;
-          clearTimeout(next.timer);
-          try {
-            startCall(next.call);
-            next.resolve();
-          } catch (error) {
-            next.refuse(error as AdmissionRefused);
-          }
-        }
+        holdToEndOfTurn("calls");
       }
     },
   };

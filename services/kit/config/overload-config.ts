@@ -57,6 +57,11 @@ export const overloadConfigSchema = {
     "Most Estimate and EstimateStream calls, health checks and Kepler socket requests running at once: slots of their own, so heavy work never takes them.",
     1,
   ),
+  maxPriorityStreams: overloadKey(
+    "max-priority-streams",
+    0,
+    "Most of those slots held by streams (EstimateStream, health Watch), so unary Estimate, health checks and Kepler's socket keep answering beside a stream flood (0: half of --max-priority-calls).",
+  ),
   uploadBudgetBytes: overloadKey(
     "upload-budget-bytes",
     256 * 1024 * 1024,
