@@ -12,7 +12,7 @@ import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 export const FLOOD = 400;
 // Long enough for every refusal to come back before an admitted stream is let go, on a busy machine.
 const STREAM_HOLD_MS = 10_000;
-const KEPLER_IDLE =
+export const KEPLER_IDLE =
   '{"metrics":["bpf_cpu_time_ms","bpf_page_cache_hit"],"values":[[10,2]],"output_type":"AbsPower","source":"intel_rapl","system_features":[],"system_values":[],"trainer_name":"","filter":""}';
 
 export interface Outcome {
@@ -34,7 +34,8 @@ export async function timed(call: () => Promise<boolean | void>): Promise<Outcom
   }
 }
 
-function httpGet(port: number, path: string): Promise<boolean> {
+/** A GET on a fresh connection; true when it was refused (429). */
+export function httpGet(port: number, path: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: "127.0.0.1", port, path, agent: false }, (response) => {
       response.resume();

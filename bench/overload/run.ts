@@ -1,5 +1,6 @@
 // Overload (issue 34): a registry and estimator (`kepler-model serve registry estimator`, a separate
-// process, tight admission limits) flooded on each door past its limits. Per flood: how many calls were
+// process, tight admission limits) flooded on each door past its limits. First, what one request on a
+// fresh connection costs the server, answered or refused (connection-cost.ts). Per flood: how many calls were
 // admitted and refused, how fast a refusal came back (p50/p99/max, timed by the flooding client, so its
 // own queue of FLOOD calls is included), the p99 of the admitted calls and of Estimate running beside the
 // flood (from this process, one at a time for the whole flood, after the flooding process has connected)
@@ -19,10 +20,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
+import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
-import { ESTIMATE_REQUEST, FLOOD, type Outcome, createDoors, timed } from "./flood-doors.js";
+import { connectionCost } from "./connection-cost.js";
+import { ESTIMATE_REQUEST, FLOOD, KEPLER_IDLE, type Outcome, createDoors, httpGet, timed } from "./flood-doors.js";
 import { refusalsAtFullPools } from "./held-pools.js";
 
 const LIMIT_VALUES = { maxCalls: 8, maxQueuedCalls: 8, maxStreams: 16, maxPriorityCalls: 64 };
@@ -138,6 +141,14 @@ export default async function run(): Promise<void> {
       return samples;
     };
     const doors = createDoors({ registry, estimator, registryPort, socketPath });
+    await connectionCost(servers.child.pid!, {
+      "HTTP GET /best-models (answered)": doors["HTTP (GET /best-models)"]!,
+      "HTTP GET /no-such-route (404)": () => httpGet(registryPort, "/no-such-route"),
+      "socket Kepler request (answered)": doors["socket (Kepler request)"]!,
+      "socket request refused (output_type Watts)": () =>
+        keplerSidecarCall(socketPath, KEPLER_IDLE.replace('"AbsPower"', '"Watts"')),
+      "gRPC Estimate (one open connection)": estimate,
+    });
     await estimateLatencies(200);
     const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
     const rows: string[][] = [];
