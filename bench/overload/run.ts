@@ -12,8 +12,6 @@
 // (held-pools.ts: the refusal's own latency, a call of another pool beside it, RSS before/peak/after);
 // then 64 clients trickling bytes into the Kepler socket while real Kepler requests are timed.
 //   npm run bench -- overload
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -24,9 +22,11 @@ import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
+import { floodChild, quantile, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
 import { connectionCost } from "./connection-cost.js";
 import { ESTIMATE_REQUEST, FLOOD, KEPLER_IDLE, type Outcome, createDoors, httpGet, timed } from "./flood-doors.js";
 import { refusalsAtFullPools } from "./held-pools.js";
+import { separateEstimator } from "./separate-estimator.js";
 
 const LIMIT_VALUES = { maxCalls: 8, maxQueuedCalls: 8, maxStreams: 16, maxPriorityCalls: 64 };
 const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-client", "0", "--max-streams", "16"];
@@ -35,235 +35,173 @@ const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority
 const FEATURES = ESTIMATE_REQUEST.featureNames;
 const FLOOD_REPEATS = 3;
 
-async function startServers(modelPath: string, socket: string) {
-  const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
-  const args = ["serve", "registry", "estimator", "--model-path", modelPath, "--registry-port", "0", "--estimator-port", "0"];
-  const child = spawn(process.execPath, [bin, ...args, "--estimator-socket", socket, ...LIMIT_FLAGS, "--log-level", "error"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const addresses = await new Promise<{ registry: string; estimator: string }>((resolve, reject) => {
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-      const registry = /registry\s+(\S+:\d+)/.exec(output)?.[1];
-      const estimator = /estimator\s+(\S+:\d+)/.exec(output)?.[1];
-      if (registry !== undefined && estimator !== undefined) resolve({ registry, estimator });
-    });
-    child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
-  });
-  return { child, ...addresses };
-}
-
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
-
-/** Samples the child's RSS every 10 ms while `work` runs: [before, peak]. */
-async function withPeakRss<T>(
-  child: ChildProcess,
-  work: () => Promise<T>,
-): Promise<{ result: T; beforeMiB: number; peakMiB: number }> {
-  const beforeMiB = rssMiB(child.pid!);
-  let peakMiB = beforeMiB;
-  const timer = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(child.pid!))), 10);
-  try {
-    const result = await work();
-    return { result, beforeMiB, peakMiB: Math.max(peakMiB, rssMiB(child.pid!)) };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-const quantile = (values: number[], q: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
-
-// Starts the flood child of one door (flood-child.ts) and waits until it is connected; `go` floods and
-// resolves with its outcomes.
-async function floodChild(
-  door: string,
-  registryAddress: string,
-  socketPath: string,
-  estimatorAddress: string,
-): Promise<{ go: () => Promise<Outcome[]> }> {
-  const script = new URL("./flood-child.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  let output = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-      if (output.startsWith("ready\n")) resolve();
-    });
-    void exited.then((code) => reject(new Error(`flood child for ${door} exited with ${code} before it was ready`)));
-  });
-  return {
-    go: async () => {
-      child.stdin?.end("go\n");
-      const code = await exited;
-      if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
-      return JSON.parse(output.slice("ready\n".length)) as Outcome[];
-    },
-  };
-}
+// The model every Estimate of the bench reads.
+const publishBenchModel = (registry: ReturnType<typeof createRegistryClient>) =>
+  publishTestArchive(
+    registry,
+    buildTestArchive({
+      pipelineName: "bench",
+      energySource: "rapl-sysfs",
+      outputType: "AbsPower",
+      featureGroup: "BPFOnly",
+      trainerName: "LinearRegressionTrainer",
+      nodeType: 0,
+      features: FEATURES,
+      scale: [4000, 50],
+      maeWatts: 3,
+      model: { kind: "linear", components: [10, 5, 2, 1].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
+    }),
+  );
 
 export default async function run(): Promise<void> {
   await admissionCost();
   const dir = await mkdtemp(join(tmpdir(), "bench-overload-"));
-  const socketPath = join(dir, "estimator.sock");
-  const servers = await startServers(join(dir, "models"), socketPath);
-  const registry = createRegistryClient(servers.registry);
-  const estimator = createEstimatorClient(servers.estimator);
-  const registryPort = Number(servers.registry.split(":").at(-1));
   try {
-    await publishTestArchive(
-      registry,
-      buildTestArchive({
-        pipelineName: "bench",
-        energySource: "rapl-sysfs",
-        outputType: "AbsPower",
-        featureGroup: "BPFOnly",
-        trainerName: "LinearRegressionTrainer",
-        nodeType: 0,
-        features: FEATURES,
-        scale: [4000, 50],
-        maeWatts: 3,
-        model: { kind: "linear", components: [10, 5, 2, 1].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
-      }),
+    const socketPath = join(dir, "estimator.sock");
+    const serve = await startServe(
+      ["registry", "estimator"],
+      [...["--model-path", join(dir, "models"), "--estimator-socket", socketPath], ...LIMIT_FLAGS],
     );
-    const estimateRequest = ESTIMATE_REQUEST;
-    const estimate = () => estimator.client.estimate(estimateRequest);
-    const estimateLatencies = async (count: number): Promise<number[]> => {
-      const samples: number[] = [];
-      for (let i = 0; i < count; i++) samples.push((await timed(async () => void (await estimate()))).ms);
-      return samples;
-    };
-    const doors = createDoors({ registry, estimator, registryPort, socketPath });
-    await connectionCost(servers.child.pid!, {
-      "HTTP GET /best-models (answered)": doors["HTTP (GET /best-models)"]!,
-      "HTTP GET /no-such-route (404)": () => httpGet(registryPort, "/no-such-route"),
-      "socket Kepler request (answered)": doors["socket (Kepler request)"]!,
-      "socket request refused (output_type Watts)": () =>
-        keplerSidecarCall(socketPath, KEPLER_IDLE.replace('"AbsPower"', '"Watts"')),
-      "gRPC Estimate (one open connection)": estimate,
-    });
-    await estimateLatencies(200);
-    const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
-    const rows: string[][] = [];
-    const dropReasons: string[] = [];
-    for (const [door, call] of Object.entries(doors)) {
-      const unloaded: number[] = [];
-      for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
-      // A flood of fast calls lasts a fraction of a second, so one p99 beside it swings with the machine:
-      // those floods run FLOOD_REPEATS times (a fresh flooding process each), one row per run.
-      for (let repeat = 0; repeat < (door.includes("stream") ? 1 : FLOOD_REPEATS); repeat++) {
-        const flood = await floodChild(door, servers.registry, socketPath, servers.estimator);
-        const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
-          // Estimate from this process, one call at a time for as long as the flood lasts (100 at least).
-          let flooding = true;
-          const outcomes = flood.go().finally(() => (flooding = false));
-          const beside: Outcome[] = [];
-          while (flooding || beside.length < 100) beside.push(await timed(async () => void (await estimate())));
-          return { outcomes: await outcomes, beside };
-        });
-        const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
-        const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
-        const beside = result.beside.map((o) => o.ms);
-        const besideRefused = result.beside.filter((o) => !o.ok).length;
-        const errors = [...new Set(result.outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error.slice(0, 80)])))];
-        if (errors.length > 0) dropReasons.push(`${door}: ${errors.slice(0, 3).join(" | ")}`);
-        rows.push([
-          door,
-          String(admitted.length),
-          String(refused.length),
-          String(result.outcomes.length - admitted.length - refused.length),
-          `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
-          `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
-          `${ms(unloadedEstimate)} -> ${ms(quantile(beside, 0.99))} (${(quantile(beside, 0.99) / unloadedEstimate).toFixed(2)}x, n=${beside.length}${besideRefused > 0 ? `, ${besideRefused} not answered` : ""})`,
-          `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
-        ]);
-      }
-    }
-    printTable(
-      `Floods of ${FLOOD} concurrent calls per door (limits: ${LIMIT_FLAGS.join(" ")}); times in ms`,
-      [
-        "door",
-        "admitted",
-        "refused",
-        "dropped",
-        "refusal p50/p99/max",
-        "door p99 unloaded -> admitted",
-        "Estimate p99 unloaded -> beside",
-        "RSS MiB before -> peak",
-      ],
-      rows,
-    );
-    for (const reason of dropReasons) process.stdout.write(`dropped: ${reason}\n`);
-
-    const held = await withPeakRss(servers.child, () =>
-      refusalsAtFullPools({ registry, estimator, registryPort, estimate, estimateRequest, doors }, LIMIT_VALUES),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const afterMiB = rssMiB(servers.child.pid!);
-    printTable(
-      "Refusals at a full pool: the pool's slots held open, then 100 excess calls per door one at a time (times in ms)",
-      ["pool (calls held)", "door", "refused/sent", "refusal p50/p99/max", "beside: call p99 unloaded -> held (ratio)"],
-      held.result.map((r) => {
-        const refused = r.outcomes.filter((o) => o.refused).map((o) => o.ms);
-        const [before, loaded] = [quantile(r.besideUnloaded, 0.99), quantile(r.besideLoaded, 0.99)];
-        return [
-          `${r.pool} (${r.held})`,
-          r.door,
-          `${refused.length}/${r.outcomes.length}`,
-          `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
-          `${r.besideName} ${ms(before)} -> ${ms(loaded)} (${(loaded / before).toFixed(2)}x)`,
-        ];
-      }),
-    );
-    process.stdout.write(
-      `server RSS over the held pools: ${held.beforeMiB.toFixed(0)} MiB before, ${held.peakMiB.toFixed(0)} peak, ${afterMiB.toFixed(0)} one second after\n`,
-    );
-
-    // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
-    const quiet: number[] = [];
-    for (let i = 0; i < 50; i++) quiet.push((await timed(doors["socket (Kepler request)"]!)).ms);
-    const stalled = Array.from({ length: 64 }, () => {
-      const socket = connect(socketPath);
-      socket.on("error", () => undefined);
-      let timer: NodeJS.Timeout | undefined;
-      socket.on("connect", () => {
-        socket.write('{"metrics":[');
-        timer = setInterval(() => socket.write(" "), 100);
+    const servers = { child: serve.child, registry: serve.addresses.registry!, estimator: serve.addresses.estimator! };
+    const registry = createRegistryClient(servers.registry);
+    const estimator = createEstimatorClient(servers.estimator);
+    const registryPort = Number(servers.registry.split(":").at(-1));
+    try {
+      await publishBenchModel(registry);
+      const estimateRequest = ESTIMATE_REQUEST;
+      const estimate = () => estimator.client.estimate(estimateRequest);
+      const estimateLatencies = async (count: number): Promise<number[]> => {
+        const samples: number[] = [];
+        for (let i = 0; i < count; i++) samples.push((await timed(async () => void (await estimate()))).ms);
+        return samples;
+      };
+      const doors = createDoors({ registry, estimator, registryPort, socketPath });
+      await connectionCost(servers.child.pid!, {
+        "HTTP GET /best-models (answered)": doors["HTTP (GET /best-models)"]!,
+        "HTTP GET /no-such-route (404)": () => httpGet(registryPort, "/no-such-route"),
+        "socket Kepler request (answered)": doors["socket (Kepler request)"]!,
+        "socket request refused (output_type Watts)": () =>
+          keplerSidecarCall(socketPath, KEPLER_IDLE.replace('"AbsPower"', '"Watts"')),
+        "gRPC Estimate (one open connection)": estimate,
       });
-      socket.on("close", () => clearInterval(timer));
-      return { stop: () => (clearInterval(timer), socket.destroy()) };
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const underStall: Outcome[] = [];
-    for (let i = 0; i < 50; i++) underStall.push(await timed(doors["socket (Kepler request)"]!));
-    for (const client of stalled) client.stop();
-    const answered = underStall.filter((o) => o.ok).map((o) => o.ms);
-    printTable(
-      "Kepler socket requests with 64 clients trickling a byte every 100 ms (50 sequential requests)",
-      ["case", "answered", "p50 ms", "p99 ms", "max ms"],
-      [
-        ["quiet", String(quiet.length), ms(quantile(quiet, 0.5)), ms(quantile(quiet, 0.99)), ms(Math.max(...quiet))],
+      await estimateLatencies(200);
+      const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
+      const rows: string[][] = [];
+      const dropReasons: string[] = [];
+      for (const [door, call] of Object.entries(doors)) {
+        const unloaded: number[] = [];
+        for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
+        // A flood of fast calls lasts a fraction of a second, so one p99 beside it swings with the machine:
+        // those floods run FLOOD_REPEATS times (a fresh flooding process each), one row per run.
+        for (let repeat = 0; repeat < (door.includes("stream") ? 1 : FLOOD_REPEATS); repeat++) {
+          const flood = await floodChild(door, servers.registry, socketPath, servers.estimator);
+          const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
+            // Estimate from this process, one call at a time for as long as the flood lasts (100 at least).
+            let flooding = true;
+            const outcomes = flood.go().finally(() => (flooding = false));
+            const beside: Outcome[] = [];
+            while (flooding || beside.length < 100) beside.push(await timed(async () => void (await estimate())));
+            return { outcomes: await outcomes, beside };
+          });
+          const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
+          const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
+          const beside = result.beside.map((o) => o.ms);
+          const besideRefused = result.beside.filter((o) => !o.ok).length;
+          const errors = [...new Set(result.outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error.slice(0, 80)])))];
+          if (errors.length > 0) dropReasons.push(`${door}: ${errors.slice(0, 3).join(" | ")}`);
+          rows.push([
+            door,
+            String(admitted.length),
+            String(refused.length),
+            String(result.outcomes.length - admitted.length - refused.length),
+            `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
+            `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
+            `${ms(unloadedEstimate)} -> ${ms(quantile(beside, 0.99))} (${(quantile(beside, 0.99) / unloadedEstimate).toFixed(2)}x, n=${beside.length}${besideRefused > 0 ? `, ${besideRefused} not answered` : ""})`,
+            `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
+          ]);
+        }
+      }
+      printTable(
+        `Floods of ${FLOOD} concurrent calls per door (limits: ${LIMIT_FLAGS.join(" ")}); times in ms`,
         [
-          "64 stalled",
-          `${answered.length}/50`,
-          ms(quantile(answered, 0.5)),
-          ms(quantile(answered, 0.99)),
-          ms(Math.max(...answered)),
+          "door",
+          "admitted",
+          "refused",
+          "dropped",
+          "refusal p50/p99/max",
+          "door p99 unloaded -> admitted",
+          "Estimate p99 unloaded -> beside",
+          "RSS MiB before -> peak",
         ],
-      ],
-    );
+        rows,
+      );
+      for (const reason of dropReasons) process.stdout.write(`dropped: ${reason}\n`);
+
+      const held = await withPeakRss(servers.child, () =>
+        refusalsAtFullPools({ registry, estimator, registryPort, estimate, estimateRequest, doors }, LIMIT_VALUES),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const afterMiB = rssMiB(servers.child.pid!);
+      printTable(
+        "Refusals at a full pool: the pool's slots held open, then 100 excess calls per door one at a time (times in ms)",
+        ["pool (calls held)", "door", "refused/sent", "refusal p50/p99/max", "beside: call p99 unloaded -> held (ratio)"],
+        held.result.map((r) => {
+          const refused = r.outcomes.filter((o) => o.refused).map((o) => o.ms);
+          const [before, loaded] = [quantile(r.besideUnloaded, 0.99), quantile(r.besideLoaded, 0.99)];
+          return [
+            `${r.pool} (${r.held})`,
+            r.door,
+            `${refused.length}/${r.outcomes.length}`,
+            `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
+            `${r.besideName} ${ms(before)} -> ${ms(loaded)} (${(loaded / before).toFixed(2)}x)`,
+          ];
+        }),
+      );
+      process.stdout.write(
+        `server RSS over the held pools: ${held.beforeMiB.toFixed(0)} MiB before, ${held.peakMiB.toFixed(0)} peak, ${afterMiB.toFixed(0)} one second after\n`,
+      );
+
+      // 64 clients trickling bytes into the socket, while real Kepler requests are timed.
+      const quiet: number[] = [];
+      for (let i = 0; i < 50; i++) quiet.push((await timed(doors["socket (Kepler request)"]!)).ms);
+      const stalled = Array.from({ length: 64 }, () => {
+        const socket = connect(socketPath);
+        socket.on("error", () => undefined);
+        let timer: NodeJS.Timeout | undefined;
+        socket.on("connect", () => {
+          socket.write('{"metrics":[');
+          timer = setInterval(() => socket.write(" "), 100);
+        });
+        socket.on("close", () => clearInterval(timer));
+        return { stop: () => (clearInterval(timer), socket.destroy()) };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const underStall: Outcome[] = [];
+      for (let i = 0; i < 50; i++) underStall.push(await timed(doors["socket (Kepler request)"]!));
+      for (const client of stalled) client.stop();
+      const answered = underStall.filter((o) => o.ok).map((o) => o.ms);
+      printTable(
+        "Kepler socket requests with 64 clients trickling a byte every 100 ms (50 sequential requests)",
+        ["case", "answered", "p50 ms", "p99 ms", "max ms"],
+        [
+          ["quiet", String(quiet.length), ms(quantile(quiet, 0.5)), ms(quantile(quiet, 0.99)), ms(Math.max(...quiet))],
+          [
+            "64 stalled",
+            `${answered.length}/50`,
+            ms(quantile(answered, 0.5)),
+            ms(quantile(answered, 0.99)),
+            ms(Math.max(...answered)),
+          ],
+        ],
+      );
+    } finally {
+      registry.close();
+      estimator.close();
+      servers.child.kill("SIGTERM");
+      await new Promise((resolve) => servers.child.on("exit", resolve));
+    }
+    await separateEstimator(dir, LIMIT_FLAGS, async (registry) => void (await publishBenchModel(registry)));
   } finally {
-    registry.close();
-    estimator.close();
-    servers.child.kill("SIGTERM");
-    await new Promise((resolve) => servers.child.on("exit", resolve));
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,87 @@
+// The processes of bench/overload: the servers under test (`kepler-model serve`), the flooding process of
+// one door (flood-child.ts), and what is read of them (RSS from /proc, quantiles).
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import type { Outcome } from "./flood-doors.js";
+
+/**
+ * `kepler-model serve <services...>` with `args`, once every service printed its address: the process and
+ * each service's host:port.
+ */
+export async function startServe(
+  services: readonly string[],
+  args: readonly string[],
+): Promise<{ child: ChildProcess; addresses: Record<string, string> }> {
+  const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
+  const ports = services.flatMap((service) => [`--${service}-port`, "0"]);
+  const child = spawn(process.execPath, [bin, "serve", ...services, ...ports, ...args, "--log-level", "error"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const addresses = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const found = services.map((service) => new RegExp(`${service}\\s+(\\S+:\\d+)`).exec(output)?.[1]);
+      if (found.every((address) => address !== undefined))
+        resolve(Object.fromEntries(services.map((service, i) => [service, found[i]!])));
+    });
+    child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
+  });
+  return { child, addresses };
+}
+
+export const rssMiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** Samples the child's RSS every 10 ms while `work` runs: [before, peak]. */
+export async function withPeakRss<T>(
+  child: ChildProcess,
+  work: () => Promise<T>,
+): Promise<{ result: T; beforeMiB: number; peakMiB: number }> {
+  const beforeMiB = rssMiB(child.pid!);
+  let peakMiB = beforeMiB;
+  const timer = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(child.pid!))), 10);
+  try {
+    const result = await work();
+    return { result, beforeMiB, peakMiB: Math.max(peakMiB, rssMiB(child.pid!)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export const quantile = (values: number[], q: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+
+// Starts the flood child of one door (flood-child.ts) and waits until it is connected; `go` floods and
+// resolves with its outcomes.
+export async function floodChild(
+  door: string,
+  registryAddress: string,
+  socketPath: string,
+  estimatorAddress: string,
+): Promise<{ go: () => Promise<Outcome[]> }> {
+  const script = new URL("./flood-child.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      if (output.startsWith("ready\n")) resolve();
+    });
+    void exited.then((code) => reject(new Error(`flood child for ${door} exited with ${code} before it was ready`)));
+  });
+  return {
+    go: async () => {
+      child.stdin?.end("go\n");
+      const code = await exited;
+      if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
+      return JSON.parse(output.slice("ready\n".length)) as Outcome[];
+    },
+  };
+}
