@@ -92,10 +92,12 @@ describe("trainer fit pool", () => {
     const started: string[] = [];
     const timed = madeUpTimes(started, (trainerName) => 1 + trainerNames.indexOf(trainerName));
     const fitDurations = new FitDurations();
-    const first = await trainModels(request, { fitter: timed, fitDurations });
+    // One training time for both runs: the results compared carry it (a second apart they would differ).
+    const clock = () => 1_700_000_000_000;
+    const first = await trainModels(request, { fitter: timed, fitDurations, clock });
     expect(started).toEqual(trainerNames); // nothing learned yet: list order
     started.length = 0;
-    const second = await trainModels(request, { fitter: timed, fitDurations });
+    const second = await trainModels(request, { fitter: timed, fitDurations, clock });
     expect(started).toEqual([...trainerNames].reverse());
     expect(second.results.map((r) => r.trainerName)).toEqual(trainerNames);
     expect(second.results).toEqual(first.results);
