@@ -11,6 +11,7 @@ import { FailedPreconditionError, InvalidInputError, UnavailableError } from "..
 import type { CallPipeline } from "../kit/calls/call-pipeline.js";
 import type { AdmissionPolicy } from "../kit/calls/admission.js";
 import { createCallPipeline } from "../kit/calls/create-call-pipeline.js";
+import { createTurnGate } from "../kit/calls/turn-gate.js";
 import { InboundCall } from "../kit/calls/inbound-call.js";
 import type { CallObservation } from "../kit/observe/call-observation.js";
 import type { Logger } from "../kit/observe/logger.js";
@@ -88,6 +89,8 @@ async function clearStaleSocket(path: string): Promise<void> {
 
 // A connection still sending its request this long after it opened may be evicted for a newcomer.
 const STALLED_MS = 100;
+// About 5 ms of estimates: what a gRPC Estimate read during a socket burst waits for at most.
+const ANSWERS_PER_TURN = 16;
 
 /** Starts listening on `options.path` (see the file comment). */
 export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {
@@ -98,6 +101,8 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
   const connections = new Map<Socket, { sending: boolean; openedMs: number }>();
   // Connections given the busy reply, until their clients close.
   const refused = new Set<Socket>();
+  // A burst of complete requests is answered ANSWERS_PER_TURN per event-loop turn (turn-gate.ts).
+  const answersPerTurn = createTurnGate(ANSWERS_PER_TURN);
   // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
   const pipeline: CallPipeline = createCallPipeline({
     service: "estimator",
@@ -227,7 +232,10 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
         return;
       }
       const text = Buffer.concat(chunks).subarray(0, framed.end).toString("utf8");
-      void answer(text).then(respond);
+      const answerNow = () => void answer(text).then(respond);
+      const waiting = answersPerTurn.pass();
+      if (waiting === undefined) answerNow();
+      else void waiting.then(answerNow);
     });
     socket.on("end", () => {
       if (!done) respond(encodeErrorResponse("request: the connection ended before a whole JSON object was sent", 0));

@@ -9,6 +9,7 @@ import { InboundCall } from "../calls/inbound-call.js";
 import { type ClientCertificate, verifiedClientCertificate } from "../security/client-certificate.js";
 import type { RpcAccess } from "../security/rpc-access.js";
 import { sendHttp } from "./http-response.js";
+import { createTurnGate } from "../calls/turn-gate.js";
 
 export interface HttpRoute {
   readonly method: "GET" | "POST";
@@ -65,12 +66,17 @@ function failureHeaders(failure: CallFailure): Record<string, string> {
   return retryAfterMs === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
 }
 
+// Requests started in one event-loop turn; the rest of a burst waits for later turns.
+const REQUESTS_PER_TURN = 16;
+
 /** The node:http handler serving `routes` through `pipeline`. */
 export function createHttpFront(
   routes: readonly HttpRoute[],
   pipeline: CallPipeline,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const known = listing(routes);
+  // A burst of requests is started REQUESTS_PER_TURN per event-loop turn (calls/turn-gate.ts).
+  const requestsPerTurn = createTurnGate(REQUESTS_PER_TURN);
   return (request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const path = url.pathname;
@@ -90,23 +96,27 @@ export function createHttpFront(
         return sendHttp(response, 405, `${path} takes ${route.method}`, { Allow: route.method });
       return pipeline.run(call, handleRoute, route, [request, response, url]);
     };
-    serve().then(
-      () => {
-        call.httpStatus = response.statusCode;
-        pipeline.succeed(call);
-      },
-      (error: unknown) => {
-        if (response.headersSent) {
+    const start = () =>
+      serve().then(
+        () => {
           call.httpStatus = response.statusCode;
-          pipeline.fail(call, error);
-          response.destroy();
-          return;
-        }
-        // The rest of a refused body is drained (bounded by the request timeout), so the client reads
-        // the answer instead of a reset, and a keep-alive connection stays usable.
-        const failure = pipeline.fail(call, error);
-        sendHttp(response, failure.row.http, failure.message, failureHeaders(failure));
-      },
-    );
+          pipeline.succeed(call);
+        },
+        (error: unknown) => {
+          if (response.headersSent) {
+            call.httpStatus = response.statusCode;
+            pipeline.fail(call, error);
+            response.destroy();
+            return;
+          }
+          // The rest of a refused body is drained (bounded by the request timeout), so the client reads
+          // the answer instead of a reset, and a keep-alive connection stays usable.
+          const failure = pipeline.fail(call, error);
+          sendHttp(response, failure.row.http, failure.message, failureHeaders(failure));
+        },
+      );
+    const waiting = requestsPerTurn.pass();
+    if (waiting === undefined) void start();
+    else void waiting.then(start);
   };
 }
