@@ -89,8 +89,9 @@ async function clearStaleSocket(path: string): Promise<void> {
 
 // A connection still sending its request this long after it opened may be evicted for a newcomer.
 const STALLED_MS = 100;
-// About 5 ms of estimates: what a gRPC Estimate read during a socket burst waits for at most.
-const ANSWERS_PER_TURN = 16;
+// About 2 ms of estimates: what a gRPC Estimate read during a socket burst waits for at most (the
+// requests waiting are bounded by the connection limit).
+const ANSWERS_PER_TURN = 4;
 
 /** Starts listening on `options.path` (see the file comment). */
 export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {

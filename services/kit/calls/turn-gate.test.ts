@@ -30,4 +30,14 @@ describe("turn gate", () => {
     await nextTurn();
     expect(gate.pass()).toBeUndefined();
   });
+
+  it("lets work start at once past maxWaiting (a memory bound; admission then decides)", () => {
+    const gate = createTurnGate(1, 2);
+    expect([gate.pass(), gate.pass(), gate.pass(), gate.pass()].map((w) => (w === undefined ? "now" : "waits"))).toEqual([
+      "now",
+      "waits",
+      "waits",
+      "now",
+    ]);
+  });
 });

@@ -8,7 +8,8 @@ export interface TurnGate {
   pass(): void | Promise<void>;
 }
 
-export function createTurnGate(perTurn: number): TurnGate {
+/** At most `perTurn` starts per turn; past `maxWaiting` waiting, work starts at once (admission then decides). */
+export function createTurnGate(perTurn: number, maxWaiting = Number.POSITIVE_INFINITY): TurnGate {
   let started = 0;
   let scheduled = false;
   const waiting: Array<() => void> = [];
@@ -33,6 +34,7 @@ export function createTurnGate(perTurn: number): TurnGate {
         schedule();
         return;
       }
+      if (waiting.length >= maxWaiting) return;
       return new Promise<void>((resolve) => {
         waiting.push(resolve);
         schedule();

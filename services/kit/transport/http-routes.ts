@@ -66,8 +66,11 @@ function failureHeaders(failure: CallFailure): Record<string, string> {
   return retryAfterMs === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
 }
 
-// Requests started in one event-loop turn; the rest of a burst waits for later turns.
-const REQUESTS_PER_TURN = 16;
+// Requests started in one event-loop turn (about 2 ms of requests); the rest of a burst waits for later
+// turns, up to REQUESTS_WAITING (a memory bound: each holds its connection), past which a request starts
+// at once and admission decides (a 429 past its limits).
+const REQUESTS_PER_TURN = 4;
+const REQUESTS_WAITING = 1024;
 
 /** The node:http handler serving `routes` through `pipeline`. */
 export function createHttpFront(
@@ -76,7 +79,7 @@ export function createHttpFront(
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const known = listing(routes);
   // A burst of requests is started REQUESTS_PER_TURN per event-loop turn (calls/turn-gate.ts).
-  const requestsPerTurn = createTurnGate(REQUESTS_PER_TURN);
+  const requestsPerTurn = createTurnGate(REQUESTS_PER_TURN, REQUESTS_WAITING);
   return (request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const path = url.pathname;
