@@ -6,7 +6,7 @@
 // process (ours: bench/reference/ours-run.ts bundled, or the command's bundle as bin/kepler-model.js runs
 // it, with a preload that reports its peak RSS; the reference: reference_run.py with its src/ on
 // PYTHONPATH), runs interleaved (the order rotated each round), 3 each; medians, ratios, peak RSS.
-//   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference [--only=extract]
+//   REFERENCE_DIR=<checkout of the reference at 3829b62> [REFERENCE_PYTHON=/usr/bin/python3] npm run bench -- reference [--only=extract] [--rounds=N]
 //     [--baseline=<dir>]
 // --baseline=<dir>: <dir> is a built checkout of an earlier commit (npm ci && npm run build); its own
 // ours-run.ts (bundled) and command bundle are a third contender in the same rounds (baseline-checkout.ts;
@@ -26,12 +26,13 @@ import { build } from "esbuild";
 import { NODE_BUNDLE_OPTIONS } from "../../bin/bundle-options.mjs";
 import { listTrainers } from "../../services/trainer/domain/trainer-registry.js";
 import { refreshCommandBundle } from "../support/command-bundle.js";
-import { baselineDir, formatRatioSpread, median, perRoundRatios, roundOrder } from "../support/interleave.js";
+import { baselineDir, formatRatioSpread, median, perRoundRatios, roundOrder, roundsFlag } from "../support/interleave.js";
 import { printTable } from "../support/measure.js";
 import { BASE_SHAPE, writeSyntheticResponse } from "../support/synthetic-response.js";
 import { prepareBaseline } from "./baseline-checkout.js";
 
-const ROUNDS = 3;
+// Rounds per case; --rounds=N for more when a few per cent matter.
+const DEFAULT_ROUNDS = 3;
 // ours-run.ts bundled into dist/ (beside the command bundle whose workers it starts), removed after.
 const OURS_BUNDLE = "bench-reference-ours";
 const here = new URL(".", import.meta.url).pathname;
@@ -181,11 +182,12 @@ export default async function run(): Promise<void> {
     ];
     // --only=<text>: just the cases whose name holds it (e.g. --only=extract).
     const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? "";
+    const rounds = roundsFlag(process.argv) ?? DEFAULT_ROUNDS;
     const rows: string[][] = [];
     for (const testCase of cases.filter((c) => c.name.includes(only))) {
       const runs: Record<Contender, Run[]> = { ours: [], reference: [], baseline: [] };
       const contenders: Contender[] = ["ours", "reference", ...(testCase.baseline === undefined ? [] : (["baseline"] as const))];
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < rounds; round++) {
         for (const contender of roundOrder(contenders, round)) {
           if (contender === "reference")
             runs.reference.push(
@@ -204,7 +206,7 @@ export default async function run(): Promise<void> {
     }
     for (const note of baseline?.notes ?? []) console.log(note);
     printTable(
-      `Ours against the Python reference (${python}, whole processes, interleaved, order rotated per round, median of ${ROUNDS})` +
+      `Ours against the Python reference (${python}, whole processes, interleaved, order rotated per round, median of ${rounds})` +
         (baseline === undefined
           ? ""
           : `\nwith --baseline: "ours" is this checkout (HEAD, its bundles refreshed); HEAD/baseline time is the median of the ` +
