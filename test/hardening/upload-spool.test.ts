@@ -117,6 +117,19 @@ describe("uploads spooled to disk within the upload budget", () => {
     expect(spooled()).toEqual([]);
   });
 
+  it("an upload of at most 256 KiB is held in memory: no temporary file while it arrives, published all the same", async () => {
+    const archive = padded(3, 200 * KIB);
+    let filesWhileUploading: string[] | undefined;
+    const response = await registry().publishModel(
+      publishRequests(3, archive.pieces(), archive.sizeBytes, async () => {
+        filesWhileUploading = spooled();
+      }),
+    );
+    expect(response.metadata?.modelName).toBe("LinearRegressionTrainer_3");
+    expect(filesWhileUploading).toEqual([]);
+    expect(spooled()).toEqual([]);
+  });
+
   it("PublishModel announcing more than the whole budget: RESOURCE_EXHAUSTED at its first chunk, nothing left", async () => {
     const archive = padded(2, 2048 * KIB);
     expectNeverFits(await refusal(registry().publishModel(publishRequests(2, archive.pieces(), archive.sizeBytes))));
