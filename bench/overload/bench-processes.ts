@@ -1,8 +1,24 @@
 // The processes of bench/overload: the servers under test (`kepler-model serve`), the flooding process of
 // one door (flood-child.ts), and what is read of them (RSS from /proc, quantiles).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Outcome } from "./flood-doors.js";
+
+// --pin-server: the servers on CPU 0, this bench and its flooding processes on the other CPUs, as when
+// clients are other machines; without it every process shares every CPU (a flood's client CPU, about
+// twice the server's per gRPC call, then competes with the server it floods).
+const PIN_SERVER = process.argv.includes("--pin-server");
+
+/** Pins this process (all its threads; children inherit it) off CPU 0 under --pin-server: what the bench says of the layout. */
+export function pinBench(): string {
+  if (!PIN_SERVER) return "every process on every CPU";
+  const cpus = availableParallelism();
+  if (cpus < 2) throw new Error("--pin-server needs at least 2 CPUs");
+  const pinned = spawnSync("taskset", ["-a", "-p", "-c", `1-${cpus - 1}`, String(process.pid)], { encoding: "utf8" });
+  if (pinned.status !== 0) throw new Error(`taskset failed: ${pinned.stderr || pinned.error?.message}`);
+  return `servers on CPU 0, this bench and the flooding processes on CPUs 1-${cpus - 1}`;
+}
 
 /**
  * `kepler-model serve <services...>` with `args`, once every service printed its address: the process and
@@ -14,9 +30,9 @@ export async function startServe(
 ): Promise<{ child: ChildProcess; addresses: Record<string, string> }> {
   const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
   const ports = services.flatMap((service) => [`--${service}-port`, "0"]);
-  const child = spawn(process.execPath, [bin, "serve", ...services, ...ports, ...args, "--log-level", "error"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const command = [process.execPath, bin, "serve", ...services, ...ports, ...args, "--log-level", "error"];
+  const [file, ...rest] = PIN_SERVER ? ["taskset", "-c", "0", ...command] : command;
+  const child = spawn(file!, rest, { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const addresses = await new Promise<Record<string, string>>((resolve, reject) => {
     child.stdout?.on("data", (data: Buffer) => {

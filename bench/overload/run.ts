@@ -11,7 +11,9 @@
 // past a limit. Then each pool is filled with held calls and excess calls are sent one at a time
 // (held-pools.ts: the refusal's own latency, a call of another pool beside it, RSS before/peak/after);
 // then 64 clients trickling bytes into the Kepler socket while real Kepler requests are timed.
-//   npm run bench -- overload
+//   npm run bench -- overload [--rounds=N] [--pin-server]
+// --rounds: floods per fast door (default 3); --pin-server: the servers on CPU 0, the clients on the others
+// (bench-processes.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -22,7 +24,8 @@ import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
 import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
-import { floodChild, quantile, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
+import { floodChild, pinBench, quantile, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
+import { roundsFlag } from "../support/interleave.js";
 import { connectionCost } from "./connection-cost.js";
 import { ESTIMATE_REQUEST, FLOOD, KEPLER_IDLE, type Outcome, createDoors, httpGet, timed } from "./flood-doors.js";
 import { refusalsAtFullPools } from "./held-pools.js";
@@ -54,6 +57,8 @@ const publishBenchModel = (registry: ReturnType<typeof createRegistryClient>) =>
   );
 
 export default async function run(): Promise<void> {
+  const layout = pinBench();
+  const repeats = roundsFlag(process.argv) ?? FLOOD_REPEATS;
   await admissionCost();
   const dir = await mkdtemp(join(tmpdir(), "bench-overload-"));
   try {
@@ -92,10 +97,14 @@ export default async function run(): Promise<void> {
         const unloaded: number[] = [];
         for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
         // A flood of fast calls lasts a fraction of a second, so one p99 beside it swings with the machine:
-        // those floods run FLOOD_REPEATS times (a fresh flooding process each), one row per run.
-        for (let repeat = 0; repeat < (door.includes("stream") ? 1 : FLOOD_REPEATS); repeat++) {
+        // those floods run `repeats` times (a fresh flooding process each); the row pools their samples and
+        // lists each flood's Estimate ratio.
+        const runs = door.includes("stream") ? 1 : repeats;
+        const pooled = { admitted: [] as number[], refused: [] as number[], dropped: 0, ratios: [] as number[], beside: 0 };
+        let [beforeMiB, peakMiB] = [Number.POSITIVE_INFINITY, 0];
+        for (let repeat = 0; repeat < runs; repeat++) {
           const flood = await floodChild(door, servers.registry, socketPath, servers.estimator);
-          const { result, beforeMiB, peakMiB } = await withPeakRss(servers.child, async () => {
+          const measured = await withPeakRss(servers.child, async () => {
             // Estimate from this process, one call at a time for as long as the flood lasts (100 at least).
             let flooding = true;
             const outcomes = flood.go().finally(() => (flooding = false));
@@ -103,34 +112,45 @@ export default async function run(): Promise<void> {
             while (flooding || beside.length < 100) beside.push(await timed(async () => void (await estimate())));
             return { outcomes: await outcomes, beside };
           });
-          const refused = result.outcomes.filter((o) => o.refused).map((o) => o.ms);
-          const admitted = result.outcomes.filter((o) => o.ok).map((o) => o.ms);
-          const beside = result.beside.map((o) => o.ms);
-          const besideRefused = result.beside.filter((o) => !o.ok).length;
-          const errors = [...new Set(result.outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error.slice(0, 80)])))];
+          const { outcomes, beside } = measured.result;
+          [beforeMiB, peakMiB] = [Math.min(beforeMiB, measured.beforeMiB), Math.max(peakMiB, measured.peakMiB)];
+          pooled.refused.push(...outcomes.filter((o) => o.refused).map((o) => o.ms));
+          pooled.admitted.push(...outcomes.filter((o) => o.ok).map((o) => o.ms));
+          pooled.dropped += outcomes.filter((o) => !o.ok && !o.refused).length;
+          pooled.ratios.push(
+            quantile(
+              beside.map((o) => o.ms),
+              0.99,
+            ) / unloadedEstimate,
+          );
+          pooled.beside += beside.filter((o) => !o.ok).length;
+          const errors = [...new Set(outcomes.flatMap((o) => (o.error === undefined ? [] : [o.error.slice(0, 80)])))];
           if (errors.length > 0) dropReasons.push(`${door}: ${errors.slice(0, 3).join(" | ")}`);
-          rows.push([
-            door,
-            String(admitted.length),
-            String(refused.length),
-            String(result.outcomes.length - admitted.length - refused.length),
-            `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
-            `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(admitted, 0.99))}`,
-            `${ms(unloadedEstimate)} -> ${ms(quantile(beside, 0.99))} (${(quantile(beside, 0.99) / unloadedEstimate).toFixed(2)}x, n=${beside.length}${besideRefused > 0 ? `, ${besideRefused} not answered` : ""})`,
-            `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
-          ]);
         }
+        const { refused } = pooled;
+        rows.push([
+          door,
+          String(runs),
+          String(pooled.admitted.length),
+          String(refused.length),
+          String(pooled.dropped),
+          `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
+          `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(pooled.admitted, 0.99))}`,
+          `${quantile(pooled.ratios, 0.5).toFixed(2)}x (${pooled.ratios.map((r) => r.toFixed(2)).join(" ")})${pooled.beside > 0 ? `, ${pooled.beside} not answered` : ""}`,
+          `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
+        ]);
       }
       printTable(
-        `Floods of ${FLOOD} concurrent calls per door (limits: ${LIMIT_FLAGS.join(" ")}); times in ms`,
+        `Floods of ${FLOOD} concurrent calls per door (${layout}; limits: ${LIMIT_FLAGS.join(" ")}); times in ms; Estimate unloaded p99 ${ms(unloadedEstimate)}`,
         [
           "door",
+          "floods",
           "admitted",
           "refused",
           "dropped",
           "refusal p50/p99/max",
           "door p99 unloaded -> admitted",
-          "Estimate p99 unloaded -> beside",
+          "Estimate p99 beside / unloaded: median (each flood)",
           "RSS MiB before -> peak",
         ],
         rows,
@@ -200,7 +220,7 @@ export default async function run(): Promise<void> {
       servers.child.kill("SIGTERM");
       await new Promise((resolve) => servers.child.on("exit", resolve));
     }
-    await separateEstimator(dir, LIMIT_FLAGS, async (registry) => void (await publishBenchModel(registry)));
+    await separateEstimator(dir, LIMIT_FLAGS, repeats, async (registry) => void (await publishBenchModel(registry)));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

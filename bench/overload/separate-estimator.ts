@@ -11,12 +11,12 @@ import { floodChild, quantile, startServe } from "./bench-processes.js";
 import { ESTIMATE_REQUEST, type Outcome, timed } from "./flood-doors.js";
 
 const DOORS = ["gRPC unary (ListModels)", "HTTP (GET /best-models)"];
-const REPEATS = 3;
 
 /** Runs the floods against separate registry and estimator processes; `publish` loads the bench's model. */
 export async function separateEstimator(
   dir: string,
   limitFlags: readonly string[],
+  repeats: number,
   publish: (registry: ReturnType<typeof createRegistryClient>) => Promise<void>,
 ): Promise<void> {
   const socketPath = join(dir, "separate-estimator.sock");
@@ -40,7 +40,7 @@ export async function separateEstimator(
     const unloadedP99 = quantile(unloaded, 0.99);
     const rows: string[][] = [];
     for (const door of DOORS)
-      for (let repeat = 0; repeat < REPEATS; repeat++) {
+      for (let repeat = 0; repeat < repeats; repeat++) {
         const flood = await floodChild(door, registryAddress, socketPath, estimatorServe.addresses.estimator!);
         let flooding = true;
         const outcomes = flood.go().finally(() => (flooding = false));

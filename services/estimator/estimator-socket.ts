@@ -1,12 +1,12 @@
 // The unix socket Kepler's estimator sidecar mode dials (kepler-collector §1, kepler-model-server §8):
 // one JSON PowerRequest per connection, one response written at once, then the socket is ended.
-// Parsing and encoding live in domain/; this file only moves bytes and applies the limits. Each request
-// is one call of the kit's call pipeline (logging, metrics, admission, deadline; the error table's socket
-// reply). Fairness: a whole request must arrive within a deadline from its first byte, and when every
-// slot is taken a newcomer evicts the oldest connection still sending, so trickling clients cannot lock
-// Kepler out.
+// Parsing and encoding live in domain/. The connections live on a thread of their own
+// (estimator-socket-thread.ts: the limits, fairness, reading and writing); each complete request comes
+// here, to the estimator's loop, and is one call of the kit's call pipeline (logging, metrics,
+// admission, deadline; the error table's socket reply).
 import { lstat, unlink } from "node:fs/promises";
-import { type Server, type Socket, connect, createServer } from "node:net";
+import { connect } from "node:net";
+import { Worker } from "node:worker_threads";
 import { FailedPreconditionError, InvalidInputError, UnavailableError } from "../domain/errors.js";
 import type { CallPipeline } from "../kit/calls/call-pipeline.js";
 import type { AdmissionPolicy } from "../kit/calls/admission.js";
@@ -16,9 +16,10 @@ import { InboundCall } from "../kit/calls/inbound-call.js";
 import type { CallObservation } from "../kit/observe/call-observation.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { listenFailure } from "../kit/transport/listen-failure.js";
+import { WORKER_BOOTSTRAP, workerModule } from "../kit/workers/worker-pool.js";
 import type { EstimateInput } from "./domain/estimate-power.js";
 import { DEFAULT_ESTIMATOR_SOCKET_LIMITS, type EstimatorSocketLimits } from "./estimator-socket-limits.js";
-import { JsonObjectFraming } from "./domain/json-object-framing.js";
+import type { FromSocketThread, SocketThreadData, ToSocketThread } from "./estimator-socket-messages.js";
 import { declaredRowCount, decodeKeplerPowerRequest } from "./domain/kepler-power-request.js";
 import { type KeplerPowers, encodeErrorResponse, encodePowerResponse } from "./domain/kepler-power-response.js";
 
@@ -59,6 +60,8 @@ function estimateWith(this: EstimatorSocketOptions, input: EstimateInput): Promi
 /** A listening socket; close() stops it, drops open connections and removes the socket file. */
 export interface EstimatorSocketHandle {
   readonly path: string;
+  /** The thread holding the connections (tests end it to see it replaced). */
+  readonly thread: Worker;
   close(): Promise<void>;
 }
 
@@ -87,21 +90,45 @@ async function clearStaleSocket(path: string): Promise<void> {
   await unlink(path);
 }
 
-// A connection still sending its request this long after it opened may be evicted for a newcomer.
-const STALLED_MS = 100;
 // About 2 ms of estimates: what a gRPC Estimate read during a socket burst waits for at most (the
 // requests waiting are bounded by the connection limit).
 const ANSWERS_PER_TURN = 4;
+const THREAD_MODULE = workerModule("estimator-socket-thread", import.meta.url);
+
+/** Starts the socket thread listening on `path`; resolves once it listens. */
+async function startSocketThread(data: SocketThreadData): Promise<Worker> {
+  // Nice 5: the estimator's loop (gRPC Estimate, the answers) wins the CPU over a flood's connections,
+  // and these win it over training fits (nice 10, worker-pool.ts).
+  const worker = new Worker(WORKER_BOOTSTRAP, {
+    workerData: { runtime: THREAD_MODULE.href, nice: 5, ...data },
+    name: "kepler-model-socket",
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (message: FromSocketThread) => {
+      if (message.kind === "listening") return done(resolve);
+      if (message.kind === "listen-failed")
+        done(() =>
+          reject(listenFailure("estimator socket", data.path, Object.assign(new Error(message.message), { code: message.code }))),
+        );
+    };
+    const onExit = (code: number) =>
+      done(() => reject(listenFailure("estimator socket", data.path, new Error(`socket thread exited (${code})`))));
+    const done = (settle: () => void) => {
+      worker.off("message", onMessage);
+      worker.off("exit", onExit);
+      settle();
+    };
+    worker.on("message", onMessage);
+    worker.on("exit", onExit);
+  });
+  return worker;
+}
 
 /** Starts listening on `options.path` (see the file comment). */
 export async function startEstimatorSocket(options: EstimatorSocketOptions): Promise<EstimatorSocketHandle> {
   const limits = { ...DEFAULT_ESTIMATOR_SOCKET_LIMITS, ...options.limits };
   const { logger, path } = options;
   await clearStaleSocket(path);
-  // Open connections, oldest first, and whether each is still sending its request (evictable).
-  const connections = new Map<Socket, { sending: boolean; openedMs: number }>();
-  // Connections given the busy reply, until their clients close.
-  const refused = new Set<Socket>();
   // A burst of complete requests is answered ANSWERS_PER_TURN per event-loop turn (turn-gate.ts).
   const answersPerTurn = createTurnGate(ANSWERS_PER_TURN);
   // Kepler sets no deadline of its own: past this an error response is sent, so the collector never hangs.
@@ -152,117 +179,46 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     }
   }
 
-  // Makes room for a newcomer: the oldest connection still sending its request after STALLED_MS is
-  // dropped; false when none is (a burst of fresh requests is not evicted for another one).
-  function evictStalled(): boolean {
-    const now = performance.now();
-    for (const [socket, state] of connections) {
-      if (!state.sending || now - state.openedMs < STALLED_MS) continue;
-      logger.warn({ connections: connections.size }, "estimator socket full; dropping the oldest unfinished request");
-      state.sending = false;
-      socket.destroy();
-      connections.delete(socket);
-      return true;
-    }
-    return false;
-  }
-
-  function handle(socket: Socket): void {
-    if (connections.size >= limits.maxConnections && !evictStalled()) {
-      // Every slot holds a request being read or answered: the newcomer gets the busy reply at once. Its
-      // bytes are read and dropped: a socket never read never sees its client's FIN, so (half-open
-      // allowed) it would stay open for good and hold the server's close().
-      refused.add(socket);
-      socket.once("close", () => refused.delete(socket));
-      socket.on("error", () => undefined);
-      socket.on("timeout", () => socket.destroy());
-      socket.setTimeout(limits.idleTimeoutMs);
-      socket.resume();
-      socket.end(encodeErrorResponse(`server busy: ${limits.maxConnections} requests open; retry later`, 0));
-      return;
-    }
-    const state = { sending: true, openedMs: performance.now() };
-    connections.set(socket, state);
-    socket.once("close", () => connections.delete(socket));
-    socket.on("error", (error) => logger.debug({ reason: error.message }, "socket client error"));
-    const framing = new JsonObjectFraming();
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let done = false;
-    // From the first byte: the whole request by requestDeadlineMs, however slowly its bytes trickle in.
-    let requestTimer: NodeJS.Timeout | undefined;
-    const stopSending = () => {
-      done = true;
-      state.sending = false;
-      clearTimeout(requestTimer);
-    };
-    const respond = (text: string) => {
-      stopSending();
-      // One write then FIN: Kepler reads once. Later bytes from the client are read and dropped, and a
-      // client that never closes its side is dropped after the idle timeout.
-      socket.setTimeout(limits.idleTimeoutMs);
-      if (!socket.destroyed) socket.end(text);
-    };
-    socket.on("timeout", () => {
-      logger.debug({ received, idleTimeoutMs: limits.idleTimeoutMs }, "socket client idle; closing");
-      socket.destroy();
-    });
-    socket.setTimeout(limits.idleTimeoutMs);
-    socket.on("data", (chunk: Buffer) => {
-      if (done) return;
-      if (received === 0) {
-        socket.setTimeout(0);
-        requestTimer = setTimeout(() => {
-          logger.debug({ received, requestDeadlineMs: limits.requestDeadlineMs }, "socket request unfinished; closing");
-          stopSending();
-          socket.destroy();
-        }, limits.requestDeadlineMs);
-      }
-      received += chunk.length;
-      if (received > limits.maxRequestBytes) {
-        // A request this large holds many rows: answer with the many-row error shape.
-        respond(encodeErrorResponse(`request: larger than the ${limits.maxRequestBytes}-byte limit`, 2));
-        return;
-      }
-      chunks.push(chunk);
-      const framed = framing.push(chunk);
-      if (framed.kind === "incomplete") return;
-      stopSending();
-      if (framed.kind === "malformed") {
-        respond(encodeErrorResponse(`request: not valid JSON (${framed.reason})`, 0));
-        return;
-      }
-      const text = Buffer.concat(chunks).subarray(0, framed.end).toString("utf8");
-      const answerNow = () => void answer(text).then(respond);
+  // The thread, and a replacement if it ever ends on its own (a bug there must not leave Kepler unanswered).
+  let worker: Worker;
+  let closing: Promise<void> | undefined;
+  let closed: (() => void) | undefined;
+  const send = (message: ToSocketThread) => worker.postMessage(message);
+  const onMessage = (message: FromSocketThread) => {
+    if (message.kind === "request") {
+      const answerNow = () => void answer(message.text).then((text) => send({ kind: "answer", id: message.id, text }));
       const waiting = answersPerTurn.pass();
       if (waiting === undefined) answerNow();
       else void waiting.then(answerNow);
+    } else if (message.kind === "log") logger[message.level](message.fields, message.msg);
+    else if (message.kind === "closed") closed?.();
+  };
+  const run = async (): Promise<void> => {
+    worker = await startSocketThread({ path, limits });
+    worker.on("message", onMessage);
+    worker.on("error", (error) => logger.error({ err: error }, "estimator socket thread failed"));
+    worker.once("exit", (code) => {
+      if (closing !== undefined) return;
+      logger.error({ code, path }, "estimator socket thread ended; starting another");
+      void clearStaleSocket(path)
+        .then(run)
+        .catch((error: unknown) => logger.error({ err: error, path }, "estimator socket cannot restart"));
     });
-    socket.on("end", () => {
-      if (!done) respond(encodeErrorResponse("request: the connection ended before a whole JSON object was sent", 0));
-    });
-    socket.once("close", () => clearTimeout(requestTimer));
-  }
-
-  const server: Server = createServer({ allowHalfOpen: true }, handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error) => reject(listenFailure("estimator socket", path, error)));
-    server.listen(path, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  server.on("error", (error) => logger.error({ err: error }, "estimator socket error"));
+  };
+  await run();
   logger.info({ path }, "estimator socket listening");
 
-  let closing: Promise<void> | undefined;
   return {
     path,
+    get thread() {
+      return worker;
+    },
     close() {
       closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        for (const socket of [...connections.keys(), ...refused]) socket.destroy();
-        await closed;
+        const stopped = new Promise<void>((resolve) => (closed = resolve));
+        send({ kind: "close" });
+        await Promise.race([stopped, new Promise((resolve) => worker.once("exit", resolve))]);
+        await worker.terminate();
         // net removes the file when it closes a server it bound; this covers a file that lingers anyway.
         await unlink(path).catch(() => undefined);
       })();

@@ -58,7 +58,8 @@ interface Thread {
   running?: Pending;
 }
 
-const BOOTSTRAP = new URL("./worker-bootstrap.js", import.meta.url);
+/** The first module of every worker thread (worker-bootstrap.js); workerData.runtime names the module it loads. */
+export const WORKER_BOOTSTRAP = new URL("./worker-bootstrap.js", import.meta.url);
 const RUNTIME = workerModule("worker-runtime", import.meta.url);
 
 /**
@@ -84,7 +85,7 @@ let nextId = 1;
 const threadLimit = () => Math.max(0, ...[...pools].map((pool) => pool.size));
 
 function startThread(): Thread {
-  const worker = new Worker(BOOTSTRAP, { workerData: { runtime: RUNTIME.href }, name: "kepler-model-worker" });
+  const worker = new Worker(WORKER_BOOTSTRAP, { workerData: { runtime: RUNTIME.href }, name: "kepler-model-worker" });
   // Idle workers never keep the process alive; a server in its event loop does, and close() ends them.
   worker.unref();
   const thread: Thread = { worker };
