@@ -8,6 +8,8 @@ import type { Outcome } from "./flood-doors.js";
 // --pin-server: the servers on CPU 0, this bench and its flooding processes on the other CPUs, as when
 // clients are other machines; without it every process shares every CPU (a flood's client CPU, about
 // twice the server's per gRPC call, then competes with the server it floods).
+// On 2 CPUs the client timing Estimate shares its CPU with the flooding process, so its p99 still carries
+// some of the flood's client work.
 const PIN_SERVER = process.argv.includes("--pin-server");
 
 /** Pins this process (all its threads; children inherit it) off CPU 0 under --pin-server: what the bench says of the layout. */
@@ -72,13 +74,13 @@ export const quantile = (values: number[], q: number) => {
 };
 
 // Starts the flood child of one door (flood-child.ts) and waits until it is connected; `go` floods and
-// resolves with its outcomes.
+// resolves with its outcomes and the CPU the flooding process spent on them.
 export async function floodChild(
   door: string,
   registryAddress: string,
   socketPath: string,
   estimatorAddress: string,
-): Promise<{ go: () => Promise<Outcome[]> }> {
+): Promise<{ go: () => Promise<{ outcomes: Outcome[]; cpuMs: number }> }> {
   const script = new URL("./flood-child.ts", import.meta.url).pathname;
   const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -97,7 +99,7 @@ export async function floodChild(
       child.stdin?.end("go\n");
       const code = await exited;
       if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
-      return JSON.parse(output.slice("ready\n".length)) as Outcome[];
+      return JSON.parse(output.slice("ready\n".length)) as { outcomes: Outcome[]; cpuMs: number };
     },
   };
 }

@@ -26,6 +26,7 @@ import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
 import { floodChild, pinBench, quantile, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
 import { roundsFlag } from "../support/interleave.js";
+import { processCpuNs } from "../support/process-cpu.js";
 import { connectionCost } from "./connection-cost.js";
 import { ESTIMATE_REQUEST, FLOOD, KEPLER_IDLE, type Outcome, createDoors, httpGet, timed } from "./flood-doors.js";
 import { refusalsAtFullPools } from "./held-pools.js";
@@ -90,7 +91,8 @@ export default async function run(): Promise<void> {
         "gRPC Estimate (one open connection)": estimate,
       });
       await estimateLatencies(200);
-      const unloadedEstimate = quantile(await estimateLatencies(300), 0.99);
+      // 1,000 samples: a p99 of a few hundred is its third-highest value and swings run to run.
+      const unloadedEstimate = quantile(await estimateLatencies(1000), 0.99);
       const rows: string[][] = [];
       const dropReasons: string[] = [];
       for (const [door, call] of Object.entries(doors)) {
@@ -98,25 +100,39 @@ export default async function run(): Promise<void> {
         for (let i = 0; i < (door.includes("stream") ? 3 : 50); i++) unloaded.push((await timed(call)).ms);
         // A flood of fast calls lasts a fraction of a second, so one p99 beside it swings with the machine:
         // those floods run `repeats` times (a fresh flooding process each); the row pools their samples and
-        // lists each flood's Estimate ratio.
+        // lists each flood's Estimate ratio. Estimate is sampled only while the flood lasts (from its start
+        // to the flooding process's last outcome), so quiet samples after it do not dilute the p99.
         const runs = door.includes("stream") ? 1 : repeats;
-        const pooled = { admitted: [] as number[], refused: [] as number[], dropped: 0, ratios: [] as number[], beside: 0 };
+        const pooled = {
+          admitted: [] as number[],
+          refused: [] as number[],
+          dropped: 0,
+          ratios: [] as number[],
+          besideMs: [] as number[],
+          beside: 0,
+          clientCpuMs: 0,
+          serverCpuMs: 0,
+        };
         let [beforeMiB, peakMiB] = [Number.POSITIVE_INFINITY, 0];
         for (let repeat = 0; repeat < runs; repeat++) {
           const flood = await floodChild(door, servers.registry, socketPath, servers.estimator);
           const measured = await withPeakRss(servers.child, async () => {
-            // Estimate from this process, one call at a time for as long as the flood lasts (100 at least).
+            // Estimate from this process, one call at a time for as long as the flood lasts.
             let flooding = true;
-            const outcomes = flood.go().finally(() => (flooding = false));
+            const serverCpuBefore = processCpuNs(servers.child.pid!);
+            const flooded = flood.go().finally(() => (flooding = false));
             const beside: Outcome[] = [];
-            while (flooding || beside.length < 100) beside.push(await timed(async () => void (await estimate())));
-            return { outcomes: await outcomes, beside };
+            while (flooding) beside.push(await timed(async () => void (await estimate())));
+            return { ...(await flooded), beside, serverCpuMs: (processCpuNs(servers.child.pid!) - serverCpuBefore) / 1e6 };
           });
-          const { outcomes, beside } = measured.result;
+          const { outcomes, beside, cpuMs, serverCpuMs } = measured.result;
+          pooled.clientCpuMs += cpuMs;
+          pooled.serverCpuMs += serverCpuMs;
           [beforeMiB, peakMiB] = [Math.min(beforeMiB, measured.beforeMiB), Math.max(peakMiB, measured.peakMiB)];
           pooled.refused.push(...outcomes.filter((o) => o.refused).map((o) => o.ms));
           pooled.admitted.push(...outcomes.filter((o) => o.ok).map((o) => o.ms));
           pooled.dropped += outcomes.filter((o) => !o.ok && !o.refused).length;
+          pooled.besideMs.push(...beside.map((o) => o.ms));
           pooled.ratios.push(
             quantile(
               beside.map((o) => o.ms),
@@ -136,7 +152,8 @@ export default async function run(): Promise<void> {
           String(pooled.dropped),
           `${ms(quantile(refused, 0.5))} / ${ms(quantile(refused, 0.99))} / ${ms(refused.length === 0 ? Number.NaN : Math.max(...refused))}`,
           `${ms(quantile(unloaded, 0.99))} -> ${ms(quantile(pooled.admitted, 0.99))}`,
-          `${quantile(pooled.ratios, 0.5).toFixed(2)}x (${pooled.ratios.map((r) => r.toFixed(2)).join(" ")})${pooled.beside > 0 ? `, ${pooled.beside} not answered` : ""}`,
+          `${(pooled.clientCpuMs / (runs * FLOOD)).toFixed(2)} / ${(pooled.serverCpuMs / (runs * FLOOD)).toFixed(2)}`,
+          `${ms(quantile(pooled.besideMs, 0.99))}, ${(quantile(pooled.besideMs, 0.99) / unloadedEstimate).toFixed(2)}x (n=${pooled.besideMs.length}; each flood ${pooled.ratios.map((r) => r.toFixed(2)).join(" ")})${pooled.beside > 0 ? `, ${pooled.beside} not answered` : ""}`,
           `${beforeMiB.toFixed(0)} -> ${peakMiB.toFixed(0)}`,
         ]);
       }
@@ -150,7 +167,8 @@ export default async function run(): Promise<void> {
           "dropped",
           "refusal p50/p99/max",
           "door p99 unloaded -> admitted",
-          "Estimate p99 beside / unloaded: median (each flood)",
+          "CPU ms per flood call: flooder / server (Estimate beside included)",
+          "Estimate p99 beside the floods, / unloaded (samples; each flood's ratio)",
           "RSS MiB before -> peak",
         ],
         rows,

@@ -3,6 +3,7 @@
 // estimate; a thread that ends is replaced. Real unix sockets; Kepler's side is a separate process when
 // this process's loop is held (it could not send otherwise).
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,5 +108,20 @@ describe("estimator socket thread", () => {
     }
     expect(answered?.msg).toBe("");
     expect(handle.thread).not.toBe(first);
+  });
+
+  it("closes while a thread that ended waits to be replaced: nothing is left listening", async () => {
+    const path = join(dir, "closing.sock");
+    const other = await startEstimatorSocket({
+      path,
+      logger: silentLogger(),
+      estimate: () => Promise.reject(new Error("not called")),
+    });
+    await other.thread.terminate();
+    await other.close();
+    // Past the replacement's delay: no thread came back to listen on the path.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(existsSync(path)).toBe(false);
+    await expect(keplerSidecarCall(path, KEPLER_0_7_12_IDLE)).rejects.toThrow();
   });
 });

@@ -94,6 +94,8 @@ async function clearStaleSocket(path: string): Promise<void> {
 // requests waiting are bounded by the connection limit).
 const ANSWERS_PER_TURN = 4;
 const THREAD_MODULE = workerModule("estimator-socket-thread", import.meta.url);
+// A thread that ended is replaced after this long (a thread that keeps failing does not spin).
+const RESTART_DELAY_MS = 1000;
 
 /** Starts the socket thread listening on `path`; resolves once it listens. */
 async function startSocketThread(data: SocketThreadData): Promise<Worker> {
@@ -193,16 +195,27 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     } else if (message.kind === "log") logger[message.level](message.fields, message.msg);
     else if (message.kind === "closed") closed?.();
   };
+  // Whether the current thread has ended (its exit seen); a restart is then under way.
+  let ended = false;
   const run = async (): Promise<void> => {
-    worker = await startSocketThread({ path, limits });
+    const started = await startSocketThread({ path, limits });
+    if (closing !== undefined) {
+      await started.terminate();
+      return;
+    }
+    [worker, ended] = [started, false];
     worker.on("message", onMessage);
     worker.on("error", (error) => logger.error({ err: error }, "estimator socket thread failed"));
     worker.once("exit", (code) => {
+      ended = true;
       if (closing !== undefined) return;
-      logger.error({ code, path }, "estimator socket thread ended; starting another");
-      void clearStaleSocket(path)
-        .then(run)
-        .catch((error: unknown) => logger.error({ err: error, path }, "estimator socket cannot restart"));
+      logger.error({ code, path }, "estimator socket thread ended; starting another in 1 s");
+      setTimeout(() => {
+        if (closing !== undefined) return;
+        void clearStaleSocket(path)
+          .then(run)
+          .catch((error: unknown) => logger.error({ err: error, path }, "estimator socket cannot restart"));
+      }, RESTART_DELAY_MS);
     });
   };
   await run();
@@ -215,10 +228,12 @@ export async function startEstimatorSocket(options: EstimatorSocketOptions): Pro
     },
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => (closed = resolve));
-        send({ kind: "close" });
-        await Promise.race([stopped, new Promise((resolve) => worker.once("exit", resolve))]);
-        await worker.terminate();
+        if (!ended) {
+          const stopped = new Promise<void>((resolve) => (closed = resolve));
+          send({ kind: "close" });
+          await Promise.race([stopped, new Promise((resolve) => worker.once("exit", resolve))]);
+          await worker.terminate();
+        }
         // net removes the file when it closes a server it bound; this covers a file that lingers anyway.
         await unlink(path).catch(() => undefined);
       })();
