@@ -1,6 +1,6 @@
 // npm run build:cli: bundles the command and its worker threads' modules from the TypeScript sources
 // into dist/ (kepler-model.mjs, the worker runtime and task modules worker-runtime.mjs, fit-worker.mjs,
-// extract-worker.mjs, isolate-worker.mjs, the estimator socket's thread estimator-socket-thread.mjs, and shared chunks),
+// extract-worker.mjs, isolate-worker.mjs, the estimator socket's thread estimator-socket-thread.mjs, a service's own thread service-thread-entry.mjs, and shared chunks),
 // with the files they read at run time beside them, so `kepler-model` starts without compiling
 // TypeScript (bin/bundle-options.mjs: what is bundled).
 import { execFileSync } from "node:child_process";
@@ -19,6 +19,7 @@ await build({
     "isolate-worker": "services/isolator/isolate-worker.ts",
     "worker-runtime": "services/kit/workers/worker-runtime.ts",
     "estimator-socket-thread": "services/estimator/estimator-socket-thread.ts",
+    "service-thread-entry": "services/mesh/service-thread-entry.ts",
   },
   outdir: "dist",
   // All in dist/ itself: modules find their files and workers beside them (services/kit/files/asset-url.ts).

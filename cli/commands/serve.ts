@@ -1,6 +1,6 @@
 import type { ConfigKey } from "../../services/kit/config/config-schema.js";
 import { readConfig } from "../../services/kit/config/config-schema.js";
-import { createLogger } from "../../services/kit/observe/logger.js";
+import { type LoggerOptions, createLogger } from "../../services/kit/observe/logger.js";
 import { versionLine } from "../../services/domain/build-info.js";
 import { startMetricsServer } from "../../services/kit/observe/metrics.js";
 import { createMetricsAuthorizer } from "../../services/kit/observe/metrics-auth.js";
@@ -91,6 +91,10 @@ function outcomeLine(outcome: DefaultMeshHandle["defaultModels"], modelPath: str
   }
 }
 
+// A thread's stdout is no terminal: "auto" is decided here, as for the main thread's logger.
+const threadLog = (log: LoggerOptions): LoggerOptions =>
+  log.format === "auto" ? { ...log, format: process.stdout.isTTY === true ? "pretty" : "json" } : log;
+
 export const serveCommand: Command = {
   name: "serve",
   summary: "Run the gRPC services: all six in one process (training default models on an empty MODEL_PATH), or the ones named.",
@@ -126,8 +130,11 @@ export const serveCommand: Command = {
     // Signals are handled from the start: SIGTERM during the default training cancels it and exits 0.
     const abort = new AbortController();
     const printer = defaultTrainingPrinter(stdout, modelPath);
+    // The estimator beside other services runs on a thread of its own (services/mesh/service-thread.ts).
+    const beside = positionals.length === 0 || (positionals.includes("estimator") && positionals.length > 1);
     const starting = startMeshWithDefaultModels({
       services: positionals as ServiceName[],
+      ...(beside ? { estimatorThread: { log: threadLog(logConfig as LoggerOptions), tracesEndpoint } } : {}),
       env,
       flags,
       logger,

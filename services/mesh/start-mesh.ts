@@ -1,10 +1,11 @@
 import type { Flags } from "../kit/config/config-schema.js";
 import type { ServerHandle } from "../kit/transport/grpc-server.js";
-import type { CallObservation } from "../kit/observe/call-observation.js";
+import { type CallObservation, DEFAULT_CALL_OBSERVATION } from "../kit/observe/call-observation.js";
 import type { Logger } from "../kit/observe/logger.js";
 import { SERVICE_NAMES, type ServiceName } from "../kit/config/service-addresses.js";
 import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import { SERVICE_LAUNCHERS } from "./service-launchers.js";
+import { type ServiceThreadOptions, startServiceOnThread } from "./service-thread.js";
 
 export interface MeshOptions {
   /** Services to start; all six when empty. */
@@ -14,6 +15,8 @@ export interface MeshOptions {
   logger: Logger;
   /** How every started server observes its calls; default: measured, not traced. */
   observation?: CallObservation;
+  /** When given, the estimator runs on a thread of its own (service-thread.ts), with these log and trace settings. */
+  estimatorThread?: ServiceThreadOptions;
 }
 
 /** The running services of one process. */
@@ -37,7 +40,11 @@ export async function startMesh(options: MeshOptions): Promise<MeshHandle> {
         launcher.peers.flatMap((peer) => (addresses[peer] ? [[`${peer}-address`, addresses[peer]]] : [])),
       );
       const config = launcher.readConfig(options.env ?? {}, { ...options.flags, ...peerFlags });
-      const handle = await launcher.start(config, { logger: options.logger, observation: options.observation });
+      const deps = { logger: options.logger, observation: options.observation ?? DEFAULT_CALL_OBSERVATION };
+      const handle =
+        launcher.name === "estimator" && options.estimatorThread !== undefined
+          ? await startServiceOnThread("estimator", config, { ...deps, thread: options.estimatorThread })
+          : await launcher.start(config, deps);
       started.push(handle);
       addresses[launcher.name] = handle.address;
     }

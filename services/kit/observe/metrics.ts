@@ -3,7 +3,16 @@
 // conventions: `kepler_model_` prefix, `_total` counters, base units (`_seconds`). The kit measures every
 // call (call-metrics.ts); services add their own metrics from here.
 import { createServer, type Server } from "node:http";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
 import type { ConfigKey } from "../config/config-schema.js";
 import { listenFailure } from "../transport/listen-failure.js";
 import { buildInfo } from "../../domain/build-info.js";
@@ -17,6 +26,36 @@ for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total
   metricsRegistry.removeSingleMetric(name);
 
 // Latency buckets from 0.5 ms (an Estimate of one row) to 60 s (a training call).
+type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+// Metrics kept elsewhere in this process (a service on a thread of its own: mesh/service-thread.ts), asked
+// for at each scrape and summed with this registry's series.
+const metricsSources = new Set<() => Promise<MetricsJson>>();
+
+/** Adds a source of metrics to /metrics; the function returned removes it. */
+export function addMetricsSource(source: () => Promise<MetricsJson>): () => void {
+  metricsSources.add(source);
+  return () => metricsSources.delete(source);
+}
+
+/**
+ * The exposition text: this registry, with the sources' series summed into the metrics they share by name
+ * and labels. Metrics only this registry has are written as they are (summing would drop those prom-client
+ * marks as not to be aggregated, such as process_start_time_seconds).
+ */
+async function metricsText(): Promise<string> {
+  if (metricsSources.size === 0) return metricsRegistry.metrics();
+  const fromSources = await Promise.all([...metricsSources].map((source) => source()));
+  const shared = new Set(fromSources.flat().map((metric) => metric.name));
+  const own = await metricsRegistry.getMetricsAsJSON();
+  const ownOnly = await Promise.all(
+    own.filter((metric) => !shared.has(metric.name)).map((metric) => metricsRegistry.getSingleMetricAsString(metric.name)),
+  );
+  const summed = AggregatorRegistry.aggregate([own.filter((metric) => shared.has(metric.name)), ...fromSources] as Parameters<
+    typeof AggregatorRegistry.aggregate
+  >[0]);
+  return `${[...ownOnly, (await summed.metrics()).trimEnd()].join("\n")}\n`;
+}
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** A counter registered on the process registry. */
@@ -125,7 +164,7 @@ export async function startMetricsServer(
         .end("/metrics needs a bearer token of --metrics-tokens-file: send Authorization: Bearer <token>");
       return;
     }
-    metricsRegistry.metrics().then(
+    metricsText().then(
       (text) => response.writeHead(200, { "Content-Type": metricsRegistry.contentType }).end(text),
       (error: unknown) => response.writeHead(500, { "Content-Type": "text/plain" }).end(String(error)),
     );
