@@ -6,8 +6,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import { createLogger } from "../kit/observe/logger.js";
 import { metricsRegistry } from "../kit/observe/metrics.js";
 import { startTracing } from "../kit/observe/tracing.js";
-import { SERVICE_LAUNCHERS } from "./service-launchers.js";
+import type { ServiceLauncher } from "../kit/config/service-launcher.js";
 import type { FromServiceThread, ServiceThreadData, ToServiceThread } from "./service-thread-messages.js";
+
+// The services that run on a thread, each imported alone: the thread loads only its service's modules.
+const LAUNCHERS: Partial<Record<ServiceThreadData["service"], () => Promise<ServiceLauncher>>> = {
+  estimator: async () => (await import("../estimator/main.js")).estimatorLauncher as ServiceLauncher,
+};
 
 const port = parentPort!;
 const data = workerData as ServiceThreadData;
@@ -18,7 +23,11 @@ const processWide = (name: string) =>
 
 const stopTracing = data.tracesEndpoint === "" ? undefined : await startTracing({ endpoint: data.tracesEndpoint });
 try {
-  const handle = await SERVICE_LAUNCHERS[data.service].start(data.config, {
+  const launcher = LAUNCHERS[data.service];
+  if (launcher === undefined) throw new Error(`${data.service} does not run on a thread of its own`);
+  const handle = await (
+    await launcher()
+  ).start(data.config, {
     logger: createLogger(data.log),
     observation: data.observation,
   });
