@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
 import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
-import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
+import { bpfLinearSpec, buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { admissionCost } from "./admission-cost.js";
 import { floodChild, pinBench, quantile, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
@@ -41,21 +41,7 @@ const FLOOD_REPEATS = 3;
 
 // The model every Estimate of the bench reads.
 const publishBenchModel = (registry: ReturnType<typeof createRegistryClient>) =>
-  publishTestArchive(
-    registry,
-    buildTestArchive({
-      pipelineName: "bench",
-      energySource: "rapl-sysfs",
-      outputType: "AbsPower",
-      featureGroup: "BPFOnly",
-      trainerName: "LinearRegressionTrainer",
-      nodeType: 0,
-      features: FEATURES,
-      scale: [4000, 50],
-      maeWatts: 3,
-      model: { kind: "linear", components: [10, 5, 2, 1].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
-    }),
-  );
+  publishTestArchive(registry, buildTestArchive(bpfLinearSpec("bench", [10, 5, 2, 1], { features: FEATURES })));
 
 export default async function run(): Promise<void> {
   const layout = pinBench();

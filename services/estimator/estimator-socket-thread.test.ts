@@ -2,7 +2,6 @@
 // While the estimator's event loop is held, the thread still accepts, reads and answers what needs no
 // estimate; a thread that ends is replaced. Real unix sockets; Kepler's side is a separate process when
 // this process's loop is held (it could not send otherwise).
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../kit/observe/logger.js";
 import { keplerSidecarCall } from "../../test/support/kepler-sidecar-client.js";
+import { startTimedChild } from "../../test/support/timed-child.js";
 import { KEPLER_0_7_12_IDLE } from "../../test/support/socket-estimator.js";
 import { type EstimatorSocketHandle, startEstimatorSocket } from "./estimator-socket.js";
 
@@ -43,32 +43,13 @@ afterAll(async () => {
 });
 
 // One Kepler-shaped exchange from a process of its own: its reply and the wall-clock time it arrived.
-function exchangeFromChild(
-  path: string,
-  request: string,
-): { started: Promise<void>; done: Promise<{ reply: string; atMs: number }> } {
-  const script = `
+function exchangeFromChild(path: string, request: string) {
+  return startTimedChild<{ reply: string; atMs: number }>(`
     const socket = require("node:net").connect(${JSON.stringify(path)});
     let reply = "";
-    socket.on("connect", () => { process.stdout.write("connected\\n"); socket.write(${JSON.stringify(request)}); });
+    socket.on("connect", () => { process.stdout.write("ready\\n"); socket.write(${JSON.stringify(request)}); });
     socket.on("data", (chunk) => (reply += chunk));
-    socket.on("end", () => { process.stdout.write(JSON.stringify({ reply, atMs: Date.now() })); socket.end(); });`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  let output = "";
-  let connected: () => void;
-  const started = new Promise<void>((resolve) => (connected = resolve));
-  child.stdout.on("data", (data: Buffer) => {
-    output += data.toString();
-    if (output.startsWith("connected\n")) connected();
-  });
-  const done = new Promise<{ reply: string; atMs: number }>((resolve, reject) =>
-    child.on("exit", (code) =>
-      code === 0
-        ? resolve(JSON.parse(output.slice("connected\n".length)) as { reply: string; atMs: number })
-        : reject(new Error(`exit ${code}`)),
-    ),
-  );
-  return { started, done };
+    socket.on("end", () => { process.stdout.write(JSON.stringify({ reply, atMs: Date.now() })); socket.end(); });`);
 }
 
 describe("estimator socket thread", () => {
@@ -76,14 +57,14 @@ describe("estimator socket thread", () => {
     const path = handle.path;
     // Not a JSON object: the thread answers it without the estimator.
     const cut = exchangeFromChild(path, '["bpf_cpu_time_ms"]');
-    await cut.started;
+    await cut.ready;
     const estimated = exchangeFromChild(path, KEPLER_0_7_12_IDLE);
-    await estimated.started;
+    await estimated.ready;
     const before = estimates;
     // Hold this loop for 2 s: nothing on it runs, the thread's sockets go on.
     const heldUntil = Date.now() + 2000;
     while (Date.now() < heldUntil);
-    const [cutReply, estimateReply] = await Promise.all([cut.done, estimated.done]);
+    const [cutReply, estimateReply] = await Promise.all([cut.result, estimated.result]);
     // The malformed request is answered by the thread during the hold...
     expect(JSON.parse(cutReply.reply)).toMatchObject({ msg: expect.stringContaining("expected a JSON object") });
     expect(cutReply.atMs).toBeLessThan(heldUntil);

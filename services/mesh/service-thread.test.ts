@@ -2,7 +2,6 @@
 // runs it). Estimate is answered while the main thread's loop (the registry's port) is held, and the
 // thread's call metrics join the process's /metrics. Real servers on 127.0.0.1; the Estimate during the
 // hold comes from a separate process (this one could not send while its loop is held).
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,8 +12,9 @@ import { OutputType } from "../generated/kepler/model/v1/types.js";
 import { silentLogger } from "../kit/observe/logger.js";
 import { type MetricsServer, startMetricsServer } from "../kit/observe/metrics.js";
 import { createRegistryClient } from "../registry/client.js";
-import { buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
+import { bpfLinearSpec, buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { PORT_ZERO_FLAGS } from "../../test/support/six-services.js";
+import { startTimedChild } from "../../test/support/timed-child.js";
 import { type MeshHandle, startMesh } from "./start-mesh.js";
 
 // Intercept 10 W plus 80 W per scaled bpf_cpu_time_ms on each of four components.
@@ -41,21 +41,7 @@ beforeAll(async () => {
   });
   metrics = await startMetricsServer("127.0.0.1", 0);
   const registry = createRegistryClient(address("registry"));
-  await publishTestArchive(
-    registry,
-    buildTestArchive({
-      pipelineName: "thread",
-      energySource: "rapl-sysfs",
-      outputType: "AbsPower",
-      featureGroup: "BPFOnly",
-      trainerName: "LinearRegressionTrainer",
-      nodeType: 0,
-      features: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
-      scale: [4000, 50],
-      maeWatts: 3,
-      model: { kind: "linear", components: [10, 10, 10, 10].map((intercept) => ({ intercept, coefficients: [80, 2] })) },
-    }),
-  );
+  await publishTestArchive(registry, buildTestArchive(bpfLinearSpec("thread", [10, 10, 10, 10])));
   registry.close();
 });
 
@@ -82,22 +68,7 @@ function estimateFromChild(target: string) {
         process.exit(0);
       }));
     });`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"], cwd: process.cwd() });
-  let output = "";
-  let ready: () => void;
-  const connected = new Promise<void>((resolve) => (ready = resolve));
-  child.stdout.on("data", (data: Buffer) => {
-    output += data.toString();
-    if (output.startsWith("ready\n")) ready();
-  });
-  const answered = new Promise<{ reply: string; atMs: number }>((resolve, reject) =>
-    child.on("exit", (code) =>
-      code === 0
-        ? resolve(JSON.parse(output.slice("ready\n".length)) as { reply: string; atMs: number })
-        : reject(new Error(`estimate child exited ${code}`)),
-    ),
-  );
-  return { connected, go: () => child.stdin.write("go\n"), answered };
+  return startTimedChild<{ reply: string; atMs: number }>(script);
 }
 
 describe("the estimator on a thread of its own", () => {
@@ -109,11 +80,11 @@ describe("the estimator on a thread of its own", () => {
     expect(first.componentPowers.map((c) => c.powerWatts[0])).toEqual([50, 50, 50, 50]);
 
     const child = estimateFromChild(address("estimator"));
-    await child.connected;
+    await child.ready;
     child.go();
     const heldUntil = Date.now() + 3000;
     while (Date.now() < heldUntil);
-    const { reply, atMs } = await child.answered;
+    const { reply, atMs } = await child.result;
     expect(atMs).toBeLessThan(heldUntil);
     const response = EstimateResponse.decode(Buffer.from(reply, "base64"));
     expect(response.componentPowers.map((c) => c.powerWatts[0])).toEqual([50, 50, 50, 50]);

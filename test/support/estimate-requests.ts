@@ -3,7 +3,7 @@
 import type { EstimateRequest } from "../../services/generated/kepler/model/v1/estimator_service.js";
 import { OutputType } from "../../services/generated/kepler/model/v1/types.js";
 import { COLLECTOR_FEATURE_NAMES } from "../../services/mesh/estimate-example.js";
-import type { TestModelSpec } from "./model-archives.js";
+import { type TestModelSpec, bpfLinearSpec } from "./model-archives.js";
 
 // Kepler v0.9's process feature names (kepler-collector §1.3), in its order.
 export const KEPLER_METRICS = [...COLLECTOR_FEATURE_NAMES];
@@ -58,17 +58,10 @@ export function linearModel(
   pipelineName: string,
   extra: Partial<TestModelSpec> = {},
 ): TestModelSpec {
-  return {
-    pipelineName,
-    energySource: "rapl-sysfs",
-    featureGroup: "BPFOnly",
+  return bpfLinearSpec(pipelineName, [intercept, 0, -5, 10], {
     trainerName,
-    nodeType: 0,
-    features: BPF,
-    scale: [4000, 50],
     maeWatts,
-    model: { kind: "linear", components: [intercept, 0, -5, 10].map((b) => ({ intercept: b, coefficients: [80, 2] })) },
     machineSpec: { processor: "intel_xeon_platinum_8259cl", cores: 96, chips: 2, memory: 377, frequency: 3500 },
     ...extra,
-  };
+  });
 }

@@ -46,6 +46,30 @@ export interface TestArchive {
   weights?: WeightJson;
 }
 
+/**
+ * The tests' BPF linear model: per component, its intercept plus 80 W per scaled bpf_cpu_time_ms (scale
+ * 4000) and 2 W per scaled bpf_page_cache_hit (scale 50); a linear regressor of node type 0 with a 3 W MAE
+ * unless `extra` says otherwise.
+ */
+export function bpfLinearSpec(
+  pipelineName: string,
+  intercepts: readonly number[],
+  extra: Partial<TestModelSpec> = {},
+): TestModelSpec {
+  return {
+    pipelineName,
+    energySource: "rapl-sysfs",
+    featureGroup: "BPFOnly",
+    trainerName: "LinearRegressionTrainer",
+    nodeType: 0,
+    features: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
+    scale: [4000, 50],
+    maeWatts: 3,
+    model: { kind: "linear", components: intercepts.map((intercept) => ({ intercept, coefficients: [80, 2] })) },
+    ...extra,
+  };
+}
+
 /** Builds the archive of a test model. */
 export function buildTestArchive(spec: TestModelSpec): TestArchive {
   const components = componentsOf(spec.energySource);

@@ -16,7 +16,7 @@ import { readRegistryConfig } from "../../services/registry/config.js";
 import { startRegistry } from "../../services/registry/main.js";
 import { importPipelineZip } from "./import-pipeline-zip.js";
 import { KEPLER_0712_METRICS } from "./kepler-sidecar-client.js";
-import { buildTestArchive, publishTestArchive } from "./model-archives.js";
+import { bpfLinearSpec, buildTestArchive, publishTestArchive } from "./model-archives.js";
 
 const FIXTURE = new URL("../fixtures/registry/ec2-fixture", import.meta.url).pathname;
 // Kepler 0.7.12's sidecar PowerRequest for the idle call, byte for byte (issue 12).
@@ -27,19 +27,13 @@ export const BUSY_ROW = [5210.33, 420, 12, 15.67, 3, 314660758.667, 830713763.66
 export const COMPONENTS = { intel_rapl: ["package", "core", "uncore", "dram"], acpi: ["platform"] } as const;
 
 export function dynPowerModel(energySource: "rapl-sysfs" | "acpi", intercepts: number[]) {
-  return buildTestArchive({
-    pipelineName: "ec2-fixture",
-    energySource,
-    outputType: "DynPower",
-    featureGroup: "BPFOnly",
-    trainerName: "LinearRegressionTrainer",
-    nodeType: 0,
-    features: ["bpf_cpu_time_ms", "bpf_page_cache_hit"],
-    scale: [4000, 50],
-    maeWatts: 3,
-    model: { kind: "linear", components: intercepts.map((intercept) => ({ intercept, coefficients: [80, 2] })) },
-    machineSpec: { processor: "intel_xeon_platinum_8259cl", cores: 96, chips: 2, memory: 377, frequency: 3500 },
-  });
+  return buildTestArchive(
+    bpfLinearSpec("ec2-fixture", intercepts, {
+      energySource,
+      outputType: "DynPower",
+      machineSpec: { processor: "intel_xeon_platinum_8259cl", cores: 96, chips: 2, memory: 377, frequency: 3500 },
+    }),
+  );
 }
 
 /** The registry and estimator, started (the socket tests' beforeAll). */
