@@ -15,10 +15,26 @@ const TYPE_PREFIX = "type.googleapis.com/";
 const MAX_FACT_CHARS = 512;
 const cut = (text: string) => (text.length > MAX_FACT_CHARS ? `${text.slice(0, MAX_FACT_CHARS - 3)}...` : text);
 
+// A refusal's details (only a retry hint) are the same for every excess call of a flood: encoded once.
+const retryOnly = new Map<string, Uint8Array>();
+
 /** The encoded google.rpc.Status for a failure with facts, else undefined. */
 export function statusDetailsOf(failure: CallFailure, code: number): Uint8Array | undefined {
   const facts = failure.facts;
   if (facts === undefined) return undefined;
+  if (facts.retryAfterMs !== undefined && Object.keys(facts).length === 1) {
+    const key = `${code}:${facts.retryAfterMs}`;
+    let encoded = retryOnly.get(key);
+    if (encoded === undefined) {
+      encoded = encodeDetails(facts, code);
+      if (retryOnly.size < 64) retryOnly.set(key, encoded);
+    }
+    return encoded;
+  }
+  return encodeDetails(facts, code);
+}
+
+function encodeDetails(facts: NonNullable<CallFailure["facts"]>, code: number): Uint8Array {
   const details: Any[] = [];
   if (facts.field !== undefined) {
     const value = BadRequest.fromPartial({

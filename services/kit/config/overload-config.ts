@@ -119,6 +119,8 @@ export function overloadOf(config: Partial<OverloadConfig>): OverloadConfig {
 /** grpc-js server options for the keepalive and connection-age keys. */
 export function connectionOptions(config: OverloadConfig): Record<string, number> {
   const options: Record<string, number> = {
+    // Channelz keeps per-call counters and traces that nothing here reads; each call of a flood paid for them.
+    "grpc.enable_channelz": 0,
     "grpc.keepalive_time_ms": config.keepaliveMs,
     "grpc.keepalive_timeout_ms": config.keepaliveTimeoutMs,
   };

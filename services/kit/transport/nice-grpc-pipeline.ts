@@ -20,6 +20,18 @@ async function* checkedStream(pipeline: CallPipeline, call: InboundCall, request
   }
 }
 
+// The status nice-grpc sends, without a stack trace: it is made here for every failed call (each excess
+// call of a flood), and a stack that always points at this line says nothing.
+function wireStatus(code: number, details: string): ServerError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new ServerError(code, details);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export function createPipelineMiddleware(pipeline: CallPipeline) {
   return async function* callPipeline<Request, Response>(
     call: ServerMiddlewareCall<Request, Response>,
@@ -51,7 +63,7 @@ export function createPipelineMiddleware(pipeline: CallPipeline) {
       if (failure.kind === "cancelled") throw error;
       const status = grpcStatusOf(failure);
       if (status.detailsBin !== undefined) context.trailer.set(STATUS_DETAILS_TRAILER, status.detailsBin);
-      throw new ServerError(status.code, status.details);
+      throw wireStatus(status.code, status.details);
     } finally {
       // The client went away while a response stream was being written: end the handler too.
       if (!ended) {
