@@ -33,7 +33,7 @@ export async function startServe(
   const bin = new URL("../../bin/kepler-model.js", import.meta.url).pathname;
   const ports = services.flatMap((service) => [`--${service}-port`, "0"]);
   const command = [process.execPath, bin, "serve", ...services, ...ports, ...args, "--log-level", "error"];
-  const [file, ...rest] = PIN_SERVER ? ["taskset", "-c", "0", ...command] : command;
+  const [file, ...rest] = serverCommand(command);
   const child = spawn(file!, rest, { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const addresses = await new Promise<Record<string, string>>((resolve, reject) => {
@@ -46,6 +46,11 @@ export async function startServe(
     child.on("exit", (code) => reject(new Error(`servers exited (${code}): ${output}`)));
   });
   return { child, addresses };
+}
+
+/** A server's command line, on CPU 0 under --pin-server. */
+export function serverCommand(command: readonly string[]): string[] {
+  return PIN_SERVER ? ["taskset", "-c", "0", ...command] : [...command];
 }
 
 export const rssMiB = (pid: number) =>
@@ -75,14 +80,21 @@ export const quantile = (values: number[], q: number) => {
 
 // Starts the flood child of one door (flood-child.ts) and waits until it is connected; `go` floods and
 // resolves with its outcomes and the CPU the flooding process spent on them.
-export async function floodChild(
+export function floodChild(
   door: string,
   registryAddress: string,
   socketPath: string,
   estimatorAddress: string,
 ): Promise<{ go: () => Promise<{ outcomes: Outcome[]; cpuMs: number }> }> {
-  const script = new URL("./flood-child.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", script, door, registryAddress, socketPath, estimatorAddress], {
+  return readyChild(new URL("./flood-child.ts", import.meta.url), [door, registryAddress, socketPath, estimatorAddress], door);
+}
+
+/**
+ * Starts a flooding process (`script` with `args`) that prints "ready" once connected and floods when a line
+ * arrives on stdin; `go` sends the line and resolves with the JSON it prints last.
+ */
+export async function readyChild<T>(script: URL, args: readonly string[], label: string): Promise<{ go: () => Promise<T> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script.pathname, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   let output = "";
@@ -92,14 +104,14 @@ export async function floodChild(
       output += data.toString();
       if (output.startsWith("ready\n")) resolve();
     });
-    void exited.then((code) => reject(new Error(`flood child for ${door} exited with ${code} before it was ready`)));
+    void exited.then((code) => reject(new Error(`flood child for ${label} exited with ${code} before it was ready`)));
   });
   return {
     go: async () => {
       child.stdin?.end("go\n");
       const code = await exited;
-      if (code !== 0) throw new Error(`flood child for ${door} exited with ${code}`);
-      return JSON.parse(output.slice("ready\n".length)) as { outcomes: Outcome[]; cpuMs: number };
+      if (code !== 0) throw new Error(`flood child for ${label} exited with ${code}`);
+      return JSON.parse(output.slice("ready\n".length)) as T;
     },
   };
 }

@@ -38,7 +38,7 @@ const PROBES = 100;
 const BESIDE = 300;
 
 // An HTTP POST whose body never completes: it holds a call slot (admission runs before the body is read).
-function stalledPost(port: number): Promise<Socket> {
+export function stalledPost(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => {
       socket.write("POST /model HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
@@ -49,7 +49,7 @@ function stalledPost(port: number): Promise<Socket> {
 }
 
 /** A stream held open until `signal` aborts; resolves once the server has admitted it (or rejects). */
-function heldEstimateStream(peers: HeldPoolPeers, signal: AbortSignal): Promise<void> {
+export function heldEstimateStream(peers: HeldPoolPeers, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     async function* requests() {
       yield { requestId: "hold", estimate: peers.estimateRequest };
@@ -65,7 +65,7 @@ function heldEstimateStream(peers: HeldPoolPeers, signal: AbortSignal): Promise<
   });
 }
 
-function heldWatch(peers: HeldPoolPeers, signal: AbortSignal): Promise<void> {
+export function heldWatch(peers: HeldPoolPeers, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     void (async () => {
       try {
