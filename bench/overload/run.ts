@@ -10,10 +10,13 @@
 // what a flood of fast calls costs (queueing in the client and on the CPU), the stream rows what happens
 // past a limit. Then each pool is filled with held calls and excess calls are sent one at a time
 // (held-pools.ts: the refusal's own latency, a call of another pool beside it, RSS before/peak/after);
-// then 64 clients trickling bytes into the Kepler socket while real Kepler requests are timed.
-//   npm run bench -- overload [--rounds=N] [--pin-server]
+// then 64 clients trickling bytes into the Kepler socket while real Kepler requests are timed. Then, on a
+// server of its own, sustained floods at full pools: every door flooded open loop past its pool's limit by
+// a light client, and bursts of 400 refused calls on one connection against a bare node:http2 refuser
+// (sustained-floods.ts, burst-floor.ts).
+//   npm run bench -- overload [--rounds=N] [--pin-server] [--flood-rate=N]
 // --rounds: floods per fast door (default 3); --pin-server: the servers on CPU 0, the clients on the others
-// (bench-processes.ts).
+// (bench-processes.ts); --flood-rate: calls per second of each sustained flood (default 500).
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -31,6 +34,7 @@ import { connectionCost } from "./connection-cost.js";
 import { ESTIMATE_REQUEST, FLOOD, KEPLER_IDLE, type Outcome, createDoors, httpGet, timed } from "./flood-doors.js";
 import { refusalsAtFullPools } from "./held-pools.js";
 import { separateEstimator } from "./separate-estimator.js";
+import { sustainedFloods } from "./sustained-floods.js";
 
 const LIMIT_VALUES = { maxCalls: 8, maxQueuedCalls: 8, maxStreams: 16, maxPriorityCalls: 64 };
 const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-client", "0", "--max-streams", "16"];
@@ -38,6 +42,15 @@ const LIMITS = ["--max-calls", "8", "--max-queued-calls", "8", "--max-calls-per-
 const LIMIT_FLAGS = [...LIMITS, "--max-streams-per-client", "0", "--max-priority-calls", "64", "--queue-wait-ms", "60000"];
 const FEATURES = ESTIMATE_REQUEST.featureNames;
 const FLOOD_REPEATS = 3;
+const SUSTAINED_RATE = 500;
+
+function floodRateFlag(argv: readonly string[]): number {
+  const value = argv.find((arg) => arg.startsWith("--flood-rate="))?.slice("--flood-rate=".length);
+  if (value === undefined) return SUSTAINED_RATE;
+  const rate = Number(value);
+  if (!Number.isInteger(rate) || rate < 1) throw new Error(`--flood-rate must be a positive integer, got ${value}`);
+  return rate;
+}
 
 // The model every Estimate of the bench reads.
 const publishBenchModel = (registry: ReturnType<typeof createRegistryClient>) =>
@@ -46,6 +59,7 @@ const publishBenchModel = (registry: ReturnType<typeof createRegistryClient>) =>
 export default async function run(): Promise<void> {
   const layout = pinBench();
   const repeats = roundsFlag(process.argv) ?? FLOOD_REPEATS;
+  const floodRate = floodRateFlag(process.argv);
   await admissionCost();
   const dir = await mkdtemp(join(tmpdir(), "bench-overload-"));
   try {
@@ -225,6 +239,7 @@ export default async function run(): Promise<void> {
       await new Promise((resolve) => servers.child.on("exit", resolve));
     }
     await separateEstimator(dir, LIMIT_FLAGS, repeats, async (registry) => void (await publishBenchModel(registry)));
+    await sustainedFloods(dir, floodRate, layout, async (registry) => void (await publishBenchModel(registry)));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,21 +4,21 @@
 // so every flood call is an excess call. Reported per door: how many were refused with the transport's
 // refusal code, how fast (timed from when each call was due), how far the flooder fell behind, the server
 // CPU per call (flood and beside together), a call of another pool timed beside the flood against the same call unloaded, and the
-// server's RSS before, at its peak and a second after.
+// server's RSS before, one second into the flood, at its end and at its peak (what a refusal keeps shows
+// as growth from the first second to the end).
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { createEstimatorClient } from "../../services/estimator/client.js";
 import { createRegistryClient } from "../../services/registry/client.js";
-import { bpfLinearSpec, buildTestArchive, publishTestArchive } from "../../test/support/model-archives.js";
 import { ms, printTable } from "../support/measure.js";
 import { processCpuNs } from "../support/process-cpu.js";
-import { quantile, readyChild, rssMiB, startServe, withPeakRss } from "./bench-processes.js";
+import { quantile, readyChild, rssMiB, startServe } from "./bench-processes.js";
 import { ESTIMATE_REQUEST, KEPLER_IDLE } from "./flood-doors.js";
 import { type HeldPoolPeers, heldEstimateStream, heldWatch, stalledPost } from "./held-pools.js";
 import { REFUSED } from "./light-doors.js";
 import { BURST, burstsAgainstFloor } from "./burst-floor.js";
 
-const FLOOD_MS = 3000;
+const FLOOD_MS = 5000;
 const BESIDE_UNLOADED = 300;
 const LIMITS = { calls: 8, queued: 8, streams: 16, priority: 8 };
 const FLAGS = [
@@ -46,7 +46,12 @@ async function sequential(call: () => Promise<unknown>, count: number, more = ()
 }
 
 /** Runs the sustained floods against a server of its own under `dir` and prints their table. */
-export async function sustainedFloods(dir: string, rate: number, layout: string): Promise<void> {
+export async function sustainedFloods(
+  dir: string,
+  rate: number,
+  layout: string,
+  publishModel: (registry: ReturnType<typeof createRegistryClient>) => Promise<void>,
+): Promise<void> {
   const socketPath = join(dir, "sustained.sock");
   const serve = await startServe(
     ["registry", "estimator"],
@@ -109,10 +114,7 @@ export async function sustainedFloods(dir: string, rate: number, layout: string)
   const rows: string[][] = [];
   let burstRows: string[][] = [];
   try {
-    await publishTestArchive(
-      registry,
-      buildTestArchive(bpfLinearSpec("bench", [10, 5, 2, 1], { features: ESTIMATE_REQUEST.featureNames })),
-    );
+    await publishModel(registry);
     for (const pool of pools) {
       const besideUnloaded = await sequential(pool.beside, BESIDE_UNLOADED);
       const controller = new AbortController();
@@ -128,15 +130,21 @@ export async function sustainedFloods(dir: string, rate: number, layout: string)
             door,
           );
           const cpuBefore = processCpuNs(pid);
-          const measured = await withPeakRss(serve.child, async () => {
-            let flooding = true;
-            const flooded = flood.go().finally(() => (flooding = false));
-            const beside = await sequential(pool.beside, 0, () => flooding);
-            return { ...(await flooded), beside };
-          });
+          const rss = { before: rssMiB(pid), atOneSecond: Number.NaN, peak: 0, end: 0 };
+          const floodStart = performance.now();
+          const sampler = setInterval(() => {
+            const now = rssMiB(pid);
+            rss.peak = Math.max(rss.peak, now);
+            if (Number.isNaN(rss.atOneSecond) && performance.now() - floodStart >= 1000) rss.atOneSecond = now;
+          }, 10);
+          let flooding = true;
+          const flooded = flood.go().finally(() => (flooding = false));
+          const beside = await sequential(pool.beside, 0, () => flooding);
+          const { outcomes, maxLagMs } = await flooded;
+          clearInterval(sampler);
+          rss.end = rssMiB(pid);
           const serverCpuMs = (processCpuNs(pid) - cpuBefore) / 1e6;
           await new Promise((resolve) => setTimeout(resolve, 1000));
-          const { outcomes, maxLagMs, beside } = measured.result;
           const refused = outcomes.filter((o) => REFUSED.has(o.code));
           const codes = [...new Set(refused.map((o) => o.code))].join(", ");
           const other = outcomes.filter((o) => !REFUSED.has(o.code));
@@ -153,7 +161,7 @@ export async function sustainedFloods(dir: string, rate: number, layout: string)
             ms(maxLagMs),
             (serverCpuMs / (outcomes.length + beside.length)).toFixed(3),
             `${pool.besideName} ${ms(before)} -> ${ms(during)} (${(during / before).toFixed(2)}x, n=${beside.length})`,
-            `${measured.beforeMiB.toFixed(0)} -> ${measured.peakMiB.toFixed(0)} -> ${rssMiB(pid).toFixed(0)}`,
+            [rss.before, rss.atOneSecond, rss.end, Math.max(rss.peak, rss.end)].map((mib) => mib.toFixed(0)).join(" / "),
           ]);
         }
         if ("bursts" in pool) burstRows = await burstsAgainstFloor({ address: serve.addresses.registry!, pid });
@@ -180,7 +188,7 @@ export async function sustainedFloods(dir: string, rate: number, layout: string)
       "flooder max lag",
       "server CPU ms per call (flood and beside)",
       "beside: p99 unloaded -> during (ratio)",
-      "RSS MiB before -> peak -> 1 s after",
+      "RSS MiB before / at 1 s / end / peak",
     ],
     rows,
   );

@@ -112,4 +112,37 @@ describe("admission over event-loop turns", () => {
     for (let i = 0; i < 4; i++) all.admit(new TestCall("grpc", ESTIMATE_STREAM, true));
     expect(answerAtOnce(all, new TestCall("grpc", ESTIMATE))).toBe("refused");
   });
+
+  it("says whether it would refuse a call exactly when admit would, and takes nothing by saying so", async () => {
+    const policy = createAdmissionPolicy({ ...LIMITS, maxCallsPerClient: 0, maxStreamsPerClient: 1 });
+    const kinds = [
+      () => new TestCall("grpc", LIST),
+      () => new TestCall("grpc", ESTIMATE),
+      () => new TestCall("grpc", ESTIMATE_STREAM, true),
+      () => new TestCall("grpc", "/kepler.model.v1.RegistryService/WatchModels", true),
+      () => new TestCall("grpc", "/kepler.model.v1.RegistryService/WatchModels", true, "10.0.0.8:5000"),
+      () => new TestCall("socket", "socket"),
+    ];
+    // Calls that stay admitted (never released) until every pool is full; each prediction is checked
+    // against what admit then does, and the load is unchanged by the prediction alone.
+    for (let round = 0; round < 4; round++) {
+      for (const make of kinds) {
+        const call = make();
+        const before = { ...policy.load };
+        const predicted = policy.wouldRefuse(call);
+        expect(policy.load).toEqual(before);
+        let refused = false;
+        try {
+          const waiting = policy.admit(call);
+          waiting?.catch(() => undefined);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AdmissionRefused);
+          refused = true;
+        }
+        expect([round, call.label, call.peer(), predicted]).toEqual([round, call.label, call.peer(), refused]);
+      }
+    }
+    // 10.0.0.7's one stream is its EstimateStream, so only 10.0.0.8's WatchModels holds a stream slot.
+    expect(policy.load).toEqual({ priority: 2, streams: 1, calls: 2, queued: 1 });
+  });
 });

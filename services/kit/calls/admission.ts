@@ -22,6 +22,11 @@ export interface AdmissionPolicy {
   admit(call: InboundCall): void | Promise<void>;
   /** Gives back what `admit` took (called once per admitted call). */
   release(call: InboundCall): void;
+  /**
+   * Whether `admit` would refuse the call now, taking nothing: a transport may then refuse it before
+   * reading it (transport/admission-gate.ts), through the pipeline as any refusal.
+   */
+  wouldRefuse(call: InboundCall): boolean;
 }
 
 /** The methods admitted ahead of heavy work, by their metric label; the estimator socket is always one. */
@@ -69,11 +74,17 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
   const perClientStreams = new Map<string, number>();
   const queue: Waiter[] = [];
 
-  const takeClient = (counts: Map<string, number>, limit: number, call: InboundCall, what: string) => {
+  const clientRefusal = (counts: Map<string, number>, limit: number, call: InboundCall, what: string) => {
+    if (limit <= 0) return undefined;
     const client = clientAddress(call);
-    const held = counts.get(client) ?? 0;
-    if (held >= limit) throw new AdmissionRefused(`client ${client} already has ${limit} ${what} running; retry later`, 1000);
-    counts.set(client, held + 1);
+    return (counts.get(client) ?? 0) >= limit
+      ? new AdmissionRefused(`client ${client} already has ${limit} ${what} running; retry later`, 1000)
+      : undefined;
+  };
+  const takeClient = (counts: Map<string, number>, limit: number, call: InboundCall) => {
+    if (limit <= 0) return;
+    const client = clientAddress(call);
+    counts.set(client, (counts.get(client) ?? 0) + 1);
     call.admissionClient = client;
   };
   const giveClient = (counts: Map<string, number>, call: InboundCall) => {
@@ -111,7 +122,7 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
   };
 
   const startCall = (call: InboundCall) => {
-    if (limits.maxCallsPerClient > 0) takeClient(perClientCalls, limits.maxCallsPerClient, call, "calls");
+    takeClient(perClientCalls, limits.maxCallsPerClient, call);
     load.calls++;
     call.admissionPool = Pool.Call;
   };
@@ -122,25 +133,51 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
       const next = queue.shift()!;
       load.queued = queue.length;
       clearTimeout(next.timer);
-      try {
+      const refused = clientRefusal(perClientCalls, limits.maxCallsPerClient, next.call, "calls");
+      if (refused !== undefined) next.refuse(refused);
+      else {
         startCall(next.call);
         next.resolve();
-      } catch (error) {
-        next.refuse(error as AdmissionRefused);
       }
     }
   }
 
+  const isPriority = (call: InboundCall) => call.transport === "socket" || PRIORITY_METHODS.has(call.label);
+
+  // Why the call cannot start now, if it cannot (undefined: it starts, or waits in the queue).
+  function refusalOf(call: InboundCall): AdmissionRefused | undefined {
+    if (isPriority(call)) {
+      if (load.priority >= limits.maxPriorityCalls)
+        return new AdmissionRefused(`server busy: ${limits.maxPriorityCalls} estimates running; retry later`, 100);
+      if (!call.streaming) return undefined;
+      if (priorityStreams >= priorityStreamShare)
+        return new AdmissionRefused(`server busy: ${priorityStreamShare} estimate streams open; retry later`, 1000);
+      return clientRefusal(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+    }
+    if (call.streaming) {
+      if (load.streams >= limits.maxStreams)
+        return new AdmissionRefused(`server busy: ${limits.maxStreams} streams open; retry later`, 1000);
+      return clientRefusal(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+    }
+    if (load.calls < limits.maxCalls && queue.length === 0)
+      return clientRefusal(perClientCalls, limits.maxCallsPerClient, call, "calls");
+    if (queue.length >= limits.maxQueuedCalls)
+      return new AdmissionRefused(
+        `server busy: ${limits.maxCalls} calls running and ${limits.maxQueuedCalls} waiting; retry later`,
+        1000,
+      );
+    return undefined;
+  }
+
   return {
     load,
+    wouldRefuse: (call) => refusalOf(call) !== undefined,
     admit(call) {
-      if (call.transport === "socket" || PRIORITY_METHODS.has(call.label)) {
-        if (load.priority >= limits.maxPriorityCalls)
-          throw new AdmissionRefused(`server busy: ${limits.maxPriorityCalls} estimates running; retry later`, 100);
+      const refused = refusalOf(call);
+      if (refused !== undefined) throw refused;
+      if (isPriority(call)) {
         if (call.streaming) {
-          if (priorityStreams >= priorityStreamShare)
-            throw new AdmissionRefused(`server busy: ${priorityStreamShare} estimate streams open; retry later`, 1000);
-          if (limits.maxStreamsPerClient > 0) takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+          takeClient(perClientStreams, limits.maxStreamsPerClient, call);
           priorityStreams++;
         }
         load.priority++;
@@ -148,19 +185,12 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
         return;
       }
       if (call.streaming) {
-        if (load.streams >= limits.maxStreams)
-          throw new AdmissionRefused(`server busy: ${limits.maxStreams} streams open; retry later`, 1000);
-        if (limits.maxStreamsPerClient > 0) takeClient(perClientStreams, limits.maxStreamsPerClient, call, "streams");
+        takeClient(perClientStreams, limits.maxStreamsPerClient, call);
         load.streams++;
         call.admissionPool = Pool.Stream;
         return;
       }
       if (load.calls < limits.maxCalls && queue.length === 0) return startCall(call);
-      if (queue.length >= limits.maxQueuedCalls)
-        throw new AdmissionRefused(
-          `server busy: ${limits.maxCalls} calls running and ${limits.maxQueuedCalls} waiting; retry later`,
-          1000,
-        );
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {
           call,

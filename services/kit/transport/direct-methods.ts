@@ -65,7 +65,11 @@ export function registerDirectMethod(
 }
 
 // Ends a failed call through the pipeline: the status grpc-js sends (with the details trailer, if any).
-function failedStatus(pipeline: CallPipeline, call: GrpcJsInboundCall, error: unknown): Partial<grpc.StatusObject> {
+export function failedStatus(
+  pipeline: CallPipeline,
+  call: GrpcJsInboundCall,
+  error: unknown,
+): Pick<grpc.StatusObject, "code" | "details"> & { metadata?: grpc.Metadata } {
   const status = grpcStatusOf(pipeline.fail(call, error));
   if (status.detailsBin === undefined) return { code: status.code as number, details: status.details };
   const metadata = new grpc.Metadata();

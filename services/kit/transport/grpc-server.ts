@@ -15,6 +15,7 @@ import { withTolerantDecoding } from "../checks/malformed-request.js";
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, messageLimitOptions } from "./message-limits.js";
 import { listenWith, listenWithoutBinding } from "./grpc-js-server-capture.js";
 import { listenFailure } from "./listen-failure.js";
+import { admissionGate } from "./admission-gate.js";
 import { INSECURE, type SecurityConfig } from "../security/security-config.js";
 import { openAuditLog } from "../security/audit-log.js";
 import { clientCertificateInterceptor } from "../security/client-certificate.js";
@@ -113,12 +114,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   // With mTLS and an audit log, a write call's verified client certificate is its "who" (client-certificate.ts).
   const clientCertificates = audit !== undefined && tlsFiles?.requireClientCertificate === true;
   const overload = overloadOf(options.overload ?? {});
-  const server = createServer({
-    ...messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS),
-    ...connectionOptions(overload),
-    // grpc-js takes server interceptors among its options; nice-grpc passes them through.
-    ...(clientCertificates ? { interceptors: [clientCertificateInterceptor] } : {}),
-  });
+  const admission = options.admission ?? createAdmissionPolicy(overload);
   const names = options.services.map(({ definition }) => definition.fullName);
   // Every call, whichever way it arrives (nice-grpc, a direct method, an in-process peer call, an HTTP
   // route), runs through this one pipeline.
@@ -129,8 +125,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     clientCertificates,
     auth,
     checks: compileRequestBounds(REQUEST_SHAPES, names),
-    admission: options.admission ?? createAdmissionPolicy(overload),
+    admission,
     observation: options.observation,
+  });
+  const server = createServer({
+    ...messageLimitOptions(options.limits ?? DEFAULT_MESSAGE_LIMITS),
+    ...connectionOptions(overload),
+    // grpc-js takes server interceptors among its options; nice-grpc passes them through.
+    // The admission gate after the certificate interceptor, whose metadata the audit step reads.
+    interceptors: [...(clientCertificates ? [clientCertificateInterceptor] : []), admissionGate(pipeline, admission)],
   });
   const piped = server.with(createPipelineMiddleware(pipeline));
   const wireBounds = compileWireBounds(REQUEST_SHAPES, names);

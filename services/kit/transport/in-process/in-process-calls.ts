@@ -5,13 +5,15 @@
 // tolerant, bounded decoders, every server middleware runs (auth, bounds, metrics, logging), message
 // limits, metadata, deadlines, cancellation and flow control behave as over HTTP/2 (a message is taken
 // only when the other side reads). What goes away is HTTP/2 framing, the socket and grpc-js's channel
-// stack, most of the cost of a call between two services of one event loop. TLS servers and clients keep
+// stack, most of the cost of a call between two services of one event loop. Server interceptors do not
+// run; the server may have none but its admission gate (a shortcut). TLS servers and clients keep
 // the wire; so does everything when grpc-js's internals this needs are not there. Each hop between the two
 // ends waits for the event loop's next turn (setImmediate), as a socket read would: a client calling in a
 // loop cannot starve timers and I/O.
 import * as grpc from "@grpc/grpc-js";
 import { DEFAULT_MAX_RECEIVE, type ServerInternals } from "./in-process-wire.js";
 import { InProcessCall, type Serving } from "./in-process-call.js";
+import { isAdmissionGate } from "../admission-gate.js";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ""]);
 
@@ -47,7 +49,7 @@ export function serveInProcess(host: string, port: number, server: grpc.Server):
   if (
     !(internals.handlers instanceof Map) ||
     typeof internals._runHandlerForCall !== "function" ||
-    (internals.interceptors?.length ?? 0) > 0
+    !(internals.interceptors ?? []).every(isAdmissionGate)
   )
     return undefined;
   const key = serverKey(host, port);
