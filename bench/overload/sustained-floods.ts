@@ -19,6 +19,8 @@ import { REFUSED } from "./light-doors.js";
 import { BURST, burstsAgainstFloor } from "./burst-floor.js";
 
 const FLOOD_MS = 5000;
+const LONG_FLOOD_MS = 90_000;
+const LONG_SAMPLE_MS = 10_000;
 const BESIDE_UNLOADED = 300;
 const LIMITS = { calls: 8, queued: 8, streams: 16, priority: 8 };
 const FLAGS = [
@@ -41,6 +43,24 @@ async function sequential(call: () => Promise<unknown>, count: number, more = ()
     const start = performance.now();
     await call().catch(() => undefined);
     samples.push(performance.now() - start);
+  }
+  return samples;
+}
+
+// The server's RSS every LONG_SAMPLE_MS over a LONG_FLOOD_MS flood of one door: V8's heap grows for a
+// while under any steady load before its collector settles, so a few seconds cannot tell that from a leak.
+async function rssOverLongFlood(target: object, rate: number, pid: number): Promise<number[]> {
+  const flood = await readyChild<FloodResult>(
+    new URL("./sustained-flood-child.ts", import.meta.url),
+    [JSON.stringify({ ...target, rate, durationMs: LONG_FLOOD_MS })],
+    "long flood",
+  );
+  const samples = [rssMiB(pid)];
+  const sampler = setInterval(() => samples.push(rssMiB(pid)), LONG_SAMPLE_MS);
+  try {
+    await flood.go();
+  } finally {
+    clearInterval(sampler);
   }
   return samples;
 }
@@ -113,6 +133,7 @@ export async function sustainedFloods(
   ];
   const rows: string[][] = [];
   let burstRows: string[][] = [];
+  let longFlood: number[] = [];
   try {
     await publishModel(registry);
     for (const pool of pools) {
@@ -164,7 +185,10 @@ export async function sustainedFloods(
             [rss.before, rss.atOneSecond, rss.end, Math.max(rss.peak, rss.end)].map((mib) => mib.toFixed(0)).join(" / "),
           ]);
         }
-        if ("bursts" in pool) burstRows = await burstsAgainstFloor({ address: serve.addresses.registry!, pid });
+        if ("bursts" in pool) {
+          burstRows = await burstsAgainstFloor({ address: serve.addresses.registry!, pid });
+          longFlood = await rssOverLongFlood(pool.doors["gRPC unary ListModels"]!, rate, pid);
+        }
       } finally {
         controller.abort();
       }
@@ -194,7 +218,10 @@ export async function sustainedFloods(
   );
   printTable(
     `Bursts of ${BURST} gRPC calls at once on one HTTP/2 connection (light client in this process), all refused; alternating rounds; times in ms from the burst's start`,
-    ["server", "refused/sent", "refusal p50 / p99", "server CPU ms per call (median round)"],
+    ["server", "refused/sent", "refusal p50 / p99", "server CPU ms per call (median round)", "h2load: mean / max per request"],
     burstRows,
+  );
+  process.stdout.write(
+    `server RSS (MiB) every ${LONG_SAMPLE_MS / 1000} s over ${LONG_FLOOD_MS / 1000} s of gRPC ListModels refused at ${rate} calls/s (calls pool held): ${longFlood.map((mib) => mib.toFixed(0)).join(" ")}\n`,
   );
 }
