@@ -26,8 +26,11 @@ export interface AdmissionPolicy {
    * Whether `admit` would refuse the call now, taking nothing: a transport may then refuse it before
    * reading it (transport/admission-gate.ts), through the pipeline as any refusal.
    */
-  wouldRefuse(call: InboundCall): boolean;
+  wouldRefuse(call: AdmissionSubject): boolean;
 }
+
+/** What admission decides by: the door, the method's label, whether it streams, and the client's address. */
+export type AdmissionSubject = Pick<InboundCall, "transport" | "label" | "streaming" | "peer">;
 
 /** The methods admitted ahead of heavy work, by their metric label; the estimator socket is always one. */
 const PRIORITY_METHODS: ReadonlySet<string> = new Set([
@@ -60,7 +63,7 @@ interface Waiter {
 }
 
 // "ipv4:10.0.0.7:51234" / "10.0.0.7:51234" / "[::1]:5000" -> the address without its port.
-function clientAddress(call: InboundCall): string {
+function clientAddress(call: AdmissionSubject): string {
   const peer = call.peer();
   const colon = peer.lastIndexOf(":");
   const address = colon > 0 && /^\d+$/.test(peer.slice(colon + 1)) ? peer.slice(0, colon) : peer;
@@ -74,7 +77,7 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
   const perClientStreams = new Map<string, number>();
   const queue: Waiter[] = [];
 
-  const clientRefusal = (counts: Map<string, number>, limit: number, call: InboundCall, what: string) => {
+  const clientRefusal = (counts: Map<string, number>, limit: number, call: AdmissionSubject, what: string) => {
     if (limit <= 0) return undefined;
     const client = clientAddress(call);
     return (counts.get(client) ?? 0) >= limit
@@ -142,10 +145,10 @@ export function createAdmissionPolicy(limits: AdmissionLimits): AdmissionPolicy 
     }
   }
 
-  const isPriority = (call: InboundCall) => call.transport === "socket" || PRIORITY_METHODS.has(call.label);
+  const isPriority = (call: AdmissionSubject) => call.transport === "socket" || PRIORITY_METHODS.has(call.label);
 
   // Why the call cannot start now, if it cannot (undefined: it starts, or waits in the queue).
-  function refusalOf(call: InboundCall): AdmissionRefused | undefined {
+  function refusalOf(call: AdmissionSubject): AdmissionRefused | undefined {
     if (isPriority(call)) {
       if (load.priority >= limits.maxPriorityCalls)
         return new AdmissionRefused(`server busy: ${limits.maxPriorityCalls} estimates running; retry later`, 100);

@@ -21,8 +21,14 @@ export function isAdmissionGate(interceptor: unknown): boolean {
 
 /** A grpc-js server interceptor answering, before their handler starts, the calls admission would refuse. */
 export function admissionGate(pipeline: CallPipeline, admission: AdmissionPolicy): grpc.ServerInterceptor {
-  const gate: grpc.ServerInterceptor = (method, call) =>
-    new grpc.ServerInterceptingCall(call, {
+  const gate: grpc.ServerInterceptor = (method, call) => {
+    const streaming = method.requestStream || method.responseStream;
+    // Most calls find their pool open and go on as grpc-js made them, at the cost of this one check. (grpc-js
+    // chains interceptors by what each returns; the call it was handed is a valid one to return.)
+    const subject = { transport: "grpc", label: method.path, streaming, peer: () => call.getPeer() } as const;
+    if (!admission.wouldRefuse(subject)) return call as grpc.ServerInterceptingCall;
+    // The headers are delivered in this same turn, when the handler starts the call: the pools are as checked.
+    return new grpc.ServerInterceptingCall(call, {
       start(next) {
         next({
           onReceiveMetadata(metadata, pass) {
@@ -30,8 +36,7 @@ export function admissionGate(pipeline: CallPipeline, admission: AdmissionPolicy
               metadata,
               getPeer: () => call.getPeer(),
             });
-            inbound.streaming = method.requestStream || method.responseStream;
-            if (!admission.wouldRefuse(inbound)) return pass(metadata);
+            inbound.streaming = streaming;
             let waiting: void | Promise<void>;
             try {
               waiting = pipeline.start(inbound);
@@ -49,6 +54,7 @@ export function admissionGate(pipeline: CallPipeline, admission: AdmissionPolicy
         });
       },
     });
+  };
   gates.add(gate);
   return gate;
 }
