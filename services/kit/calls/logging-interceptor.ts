@@ -35,9 +35,11 @@ export function loggingInterceptor(logger: Logger): CallInterceptor {
         return;
       }
       if (failure.kind === "cancelled") return;
-      if (failure.row.expected)
-        callLogger(logger, call).warn({ code: Status[failure.row.grpc], details: failure.message }, "request failed");
-      else callLogger(logger, call).error({ err: failure.error }, "unexpected error");
+      // A flood's refusals are expected failures: below the log level they cost no child logger.
+      if (failure.row.expected) {
+        if (logger.isLevelEnabled("warn"))
+          callLogger(logger, call).warn({ code: Status[failure.row.grpc], details: failure.message }, "request failed");
+      } else callLogger(logger, call).error({ err: failure.error }, "unexpected error");
     },
   };
 }
